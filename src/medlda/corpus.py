@@ -1,0 +1,198 @@
+"""Corpus: CSR-style token arrays plus vocabulary and labels, the one input every sampler reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+
+@dataclass
+class Corpus:
+    """Documents as flat token arrays.
+
+    ``word_ids[doc_ptr[d]:doc_ptr[d + 1]]`` are the (int32) word ids of document ``d``;
+    ``vocabulary[v]`` is the word with id ``v``. ``labels[d]`` is the tuple of label strings of
+    document ``d`` (one for single-label data, several for multi-label data, a number written
+    as text for regression) or ``labels`` is None for unlabeled data. ``n_empty_skipped`` and
+    ``n_oov_dropped`` count what the reader left out, so callers can report it.
+    """
+
+    word_ids: np.ndarray
+    doc_ptr: np.ndarray
+    vocabulary: np.ndarray
+    labels: list[tuple[str, ...]] | None = None
+    n_empty_skipped: int = 0
+    n_oov_dropped: int = 0
+    source: str | None = None
+    doc_names: list[str] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.word_ids = np.ascontiguousarray(self.word_ids, dtype=np.int32)
+        self.doc_ptr = np.ascontiguousarray(self.doc_ptr, dtype=np.int64)
+        self.vocabulary = np.asarray(self.vocabulary, dtype=str)
+        if self.doc_ptr.ndim != 1 or self.doc_ptr.size < 1 or self.doc_ptr[0] != 0:
+            raise ValueError("doc_ptr must be a 1-d offset array starting at 0")
+        if self.doc_ptr[-1] != self.word_ids.size or np.any(np.diff(self.doc_ptr) < 0):
+            raise ValueError("doc_ptr must be non-decreasing and end at len(word_ids)")
+        if self.word_ids.size and (self.word_ids.min() < 0 or self.word_ids.max() >= self.n_words):
+            raise ValueError("word ids must lie in [0, len(vocabulary))")
+        if self.labels is not None and len(self.labels) != self.n_docs:
+            raise ValueError(f"{len(self.labels)} label entries for {self.n_docs} documents")
+
+    # -- sizes -------------------------------------------------------------------------------
+    @property
+    def n_docs(self) -> int:
+        return int(self.doc_ptr.size - 1)
+
+    @property
+    def n_words(self) -> int:
+        """Vocabulary size V."""
+        return int(self.vocabulary.size)
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.word_ids.size)
+
+    @property
+    def doc_lengths(self) -> np.ndarray:
+        return np.diff(self.doc_ptr)
+
+    def __len__(self) -> int:
+        return self.n_docs
+
+    # -- conversions -------------------------------------------------------------------------
+    @classmethod
+    def from_sparse(
+        cls,
+        X,
+        vocabulary: Sequence[str] | None = None,
+        labels: Sequence | None = None,
+        source: str | None = None,
+    ) -> "Corpus":
+        """Build from a document-term count matrix (scipy.sparse or dense, non-negative integers)."""
+        counts = check_count_matrix(X)
+        n_docs, n_words = counts.shape
+        if vocabulary is None:
+            vocabulary = np.array([str(v) for v in range(n_words)])
+        elif len(vocabulary) != n_words:
+            raise ValueError(f"vocabulary has {len(vocabulary)} words, matrix has {n_words} columns")
+        word_ids = np.repeat(counts.indices.astype(np.int32), counts.data.astype(np.int64))
+        token_ends = np.concatenate(([0], np.cumsum(counts.data, dtype=np.int64)))
+        doc_ptr = token_ends[counts.indptr]
+        return cls(word_ids, doc_ptr, np.asarray(vocabulary, dtype=str),
+                   labels=_as_label_tuples(labels, n_docs), source=source)
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], labels: Sequence | None = None, vectorizer=None) -> "Corpus":
+        """Tokenize raw texts with ``vectorizer`` (default: the news preprocessing) and build a corpus."""
+        from .text import make_vectorizer
+
+        vectorizer = make_vectorizer() if vectorizer is None else vectorizer
+        X = vectorizer.fit_transform(list(texts))
+        return cls.from_sparse(X, vectorizer.get_feature_names_out(), labels=labels)
+
+    def to_sparse(self) -> sp.csr_matrix:
+        """The document-term count matrix (D x V, CSR, int64 counts)."""
+        doc_of_token = np.repeat(np.arange(self.n_docs), self.doc_lengths)
+        X = sp.csr_matrix(
+            (np.ones(self.n_tokens, dtype=np.int64), (doc_of_token, self.word_ids)),
+            shape=(self.n_docs, self.n_words),
+        )
+        X.sum_duplicates()
+        return X
+
+    def subset(self, docs: np.ndarray | Sequence[int]) -> "Corpus":
+        """The documents with the given indices (or boolean mask), in that order."""
+        docs = np.arange(self.n_docs)[np.asarray(docs)]
+        lengths = self.doc_lengths[docs]
+        doc_ptr = np.concatenate(([0], np.cumsum(lengths)))
+        starts = self.doc_ptr[docs]
+        token_index = np.repeat(starts - doc_ptr[:-1], lengths) + np.arange(doc_ptr[-1])
+        labels = None if self.labels is None else [self.labels[d] for d in docs]
+        names = None if self.doc_names is None else [self.doc_names[d] for d in docs]
+        return Corpus(self.word_ids[token_index], doc_ptr, self.vocabulary, labels,
+                      source=self.source, doc_names=names)
+
+    # -- labels ------------------------------------------------------------------------------
+    def single_labels(self) -> np.ndarray:
+        """One label per document, as integers when every label is an integer, else strings."""
+        labels = self._require_labels()
+        bad = [d for d, lab in enumerate(labels) if len(lab) != 1]
+        if bad:
+            raise ValueError(
+                f"{len(bad)} documents carry {len(labels[bad[0]])} labels (first: document "
+                f"{bad[0]}); single-label training needs exactly one label per document"
+            )
+        return parse_label_values([lab[0] for lab in labels])
+
+    def multi_labels(self) -> list[tuple[str, ...]]:
+        """The label tuples of every document (multi-label data)."""
+        return list(self._require_labels())
+
+    def real_labels(self) -> np.ndarray:
+        """One real-valued response per document (regression)."""
+        labels = self._require_labels()
+        out = np.empty(len(labels))
+        for d, lab in enumerate(labels):
+            try:
+                if len(lab) != 1:
+                    raise ValueError
+                out[d] = float(lab[0])
+            except ValueError:
+                raise ValueError(f"document {d}: response {' '.join(lab)!r} is not one real number") from None
+        return out
+
+    def _require_labels(self) -> list[tuple[str, ...]]:
+        if self.labels is None:
+            raise ValueError(f"corpus {self.source or ''} has no labels".replace("  ", " "))
+        return self.labels
+
+
+def parse_label_values(values: Sequence[str]) -> np.ndarray:
+    """Label strings as an int array when all are integers ("+1", "-1", "3"), else a str array."""
+    try:
+        return np.array([int(v) for v in values], dtype=np.int64)
+    except ValueError:
+        return np.array(values, dtype=str)
+
+
+def check_count_matrix(X) -> sp.csr_matrix:
+    """Validate a document-term count matrix and return it as CSR with summed duplicates."""
+    if isinstance(X, Corpus):
+        return X.to_sparse()
+    if sp.issparse(X):
+        counts = sp.csr_matrix(X, copy=True)
+    else:
+        arr = np.asarray(X)
+        if arr.ndim != 2:
+            raise ValueError(f"expected a 2-d document-term count matrix, got shape {arr.shape}")
+        counts = sp.csr_matrix(arr)
+    counts.sum_duplicates()
+    counts.eliminate_zeros()
+    data = counts.data
+    if data.size:
+        if not np.all(np.isfinite(data)):
+            raise ValueError("document-term matrix contains NaN or infinite values")
+        if data.min() < 0:
+            raise ValueError("document-term matrix contains negative counts")
+        if not np.all(data == np.round(data)):
+            raise ValueError("document-term matrix must hold integer word counts")
+    counts.data = data.astype(np.int64)
+    return counts
+
+
+def _as_label_tuples(labels, n_docs: int) -> list[tuple[str, ...]] | None:
+    if labels is None:
+        return None
+    if len(labels) != n_docs:
+        raise ValueError(f"{len(labels)} labels for {n_docs} documents")
+    out = []
+    for lab in labels:
+        if isinstance(lab, (tuple, list, set, frozenset)):
+            out.append(tuple(str(x) for x in lab))
+        else:
+            out.append((str(lab),))
+    return out

@@ -1,0 +1,7 @@
+"""Numba kernels: flat NumPy arrays in, caller-allocated buffers filled, nothing from the API layers.
+
+Layout conventions (STYLE.md): ``word_ids`` int32 (N,), ``doc_ptr`` int64 (D+1,), ``z`` int32 (N,),
+``n_wk`` int32 (V, K) with each word's row contiguous, ``n_dk`` int32 (D, K), ``n_k`` int64 (K,).
+Randomness comes from explicit xorshift states, one per block of ``DOCS_PER_STREAM`` documents,
+so results do not depend on the number of threads.
+"""

@@ -1,0 +1,55 @@
+"""Topic inference for new documents against a fixed phi (SPEC §7)."""
+
+import numpy as np
+from numba import njit
+
+from .rng import DOCS_PER_STREAM, next_below, next_uniform
+
+
+@njit(cache=True)
+def infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, streams, out):
+    """Gibbs-sample each document's z from phi_kw * (n_dk^{-i} + alpha_k).
+
+    After ``n_burn`` sweeps, ``out[d]`` gets the doc-topic counts n_dk averaged over ``n_avg``
+    further sweeps (float; divide by N_d for zbar). ``phi_wk`` is (V, K).
+    """
+    n_topics = phi_wk.shape[1]
+    cdf = np.empty(n_topics)
+    max_len = 0
+    for d in range(doc_ptr.size - 1):
+        max_len = max(max_len, doc_ptr[d + 1] - doc_ptr[d])
+    z = np.empty(max_len, dtype=np.int32)
+    counts = np.zeros(n_topics, dtype=np.int64)
+    for d in range(doc_ptr.size - 1):
+        start, end = doc_ptr[d], doc_ptr[d + 1]
+        out[d, :] = 0.0
+        if end == start:
+            continue
+        s = d // DOCS_PER_STREAM
+        state = streams[s]
+        counts[:] = 0
+        for i in range(end - start):
+            state, k = next_below(state, n_topics)
+            z[i] = k
+            counts[k] += 1
+        for sweep in range(n_burn + n_avg):
+            for i in range(end - start):
+                v = word_ids[start + i]
+                counts[z[i]] -= 1
+                total = 0.0
+                for k in range(n_topics):
+                    total += phi_wk[v, k] * (counts[k] + alpha[k])
+                    cdf[k] = total
+                state, u = next_uniform(state)
+                u *= total
+                new = 0
+                while new < n_topics - 1 and cdf[new] <= u:
+                    new += 1
+                z[i] = new
+                counts[new] += 1
+            if sweep >= n_burn:
+                for k in range(n_topics):
+                    out[d, k] += counts[k]
+        for k in range(n_topics):
+            out[d, k] /= n_avg
+        streams[s] = state
