@@ -1,0 +1,141 @@
+"""Model files: one NumPy .npz archive of arrays plus JSON metadata; no pickle, written atomically.
+
+Loading never executes code (``allow_pickle=False``), checks the format name and version, and
+checks that the arrays' shapes agree with the stored parameters.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import warnings
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from .exceptions import ModelFileError
+
+FORMAT_NAME = "medlda-model"
+FORMAT_VERSION = 1
+_META_KEY = "__metadata__"
+
+
+def _estimator_classes() -> dict:
+    from .estimators import LDA, MedLDAClassifier
+    return {"LDA": LDA, "MedLDAClassifier": MedLDAClassifier}
+
+
+def atomic_write(path, write) -> None:
+    """Call ``write(fileobj)`` on a temporary file beside ``path``, then rename it over ``path``;
+    on any error the temporary file is removed and ``path`` is left untouched."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def save_model(model, path) -> None:
+    """Save a fitted LDA or MedLDAClassifier to ``path``."""
+    from . import __version__
+    from sklearn.utils.validation import check_is_fitted
+
+    name = type(model).__name__
+    if name not in _estimator_classes():
+        raise TypeError(f"cannot save a {name}; expected one of {sorted(_estimator_classes())}")
+    check_is_fitted(model, "topic_word_counts_")
+    arrays = {"topic_word_counts": model.topic_word_counts_}
+    meta = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "medlda_version": __version__,
+        "estimator": name,
+        "params": model.get_params(),
+        "fit_stats": getattr(model, "fit_stats_", {}),
+        "trace": getattr(model, "trace_", []),
+        "log_joint": getattr(model, "log_joint_", None),
+        "n_empty_skipped": getattr(model, "n_empty_skipped_", 0),
+    }
+    if model.vocabulary_ is not None:
+        arrays["vocabulary"] = np.asarray(model.vocabulary_, dtype=str)
+    if hasattr(model, "eta_samples_"):
+        arrays["eta_samples"] = model.eta_samples_
+        arrays["classes"] = np.asarray(model.classes_)
+        meta["train_accuracy"] = model.train_accuracy_
+    arrays[_META_KEY] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
+    atomic_write(path, lambda f: np.savez_compressed(f, **arrays))
+
+
+def load_model(path):
+    """Load a model saved by :func:`save_model`; refuses foreign or inconsistent files."""
+    path = Path(path)
+    if not path.is_file():
+        raise ModelFileError(f"{path}: no such model file")
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {k: archive[k] for k in archive.files}
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+        raise ModelFileError(f"{path}: not a medlda model file ({exc.__class__.__name__}: {exc})") from None
+    if not isinstance(arrays, dict) or _META_KEY not in arrays:
+        raise ModelFileError(f"{path}: not a medlda model file (no metadata)")
+    try:
+        meta = json.loads(arrays.pop(_META_KEY).tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelFileError(f"{path}: corrupt metadata ({exc})") from None
+    if meta.get("format") != FORMAT_NAME:
+        raise ModelFileError(f"{path}: not a medlda model file (format {meta.get('format')!r})")
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise ModelFileError(f"{path}: model format version {meta.get('format_version')!r} is not "
+                             f"supported (this medlda reads version {FORMAT_VERSION})")
+    return _rebuild(path, meta, arrays)
+
+
+def _rebuild(path: Path, meta: dict, arrays: dict):
+    from . import __version__
+
+    classes = _estimator_classes()
+    if meta.get("estimator") not in classes:
+        raise ModelFileError(f"{path}: unknown estimator {meta.get('estimator')!r}")
+    if meta.get("medlda_version") != __version__:
+        warnings.warn(f"{path} was saved by medlda {meta.get('medlda_version')}, this is {__version__}",
+                      stacklevel=3)
+    model = classes[meta["estimator"]](**meta["params"])
+    counts = arrays.get("topic_word_counts")
+    K = model.n_topics
+    _expect(path, counts is not None and counts.ndim == 2 and counts.shape[0] == K,
+            f"topic_word_counts should be ({K}, V)")
+    model.topic_word_counts_ = counts.astype(np.int32)
+    model.n_features_in_ = counts.shape[1]
+    vocab = arrays.get("vocabulary")
+    _expect(path, vocab is None or vocab.shape == (counts.shape[1],),
+            f"vocabulary should hold {counts.shape[1]} words")
+    model.vocabulary_ = vocab
+    model.fit_stats_ = meta.get("fit_stats", {})
+    model.trace_ = meta.get("trace", [])
+    model.log_joint_ = meta.get("log_joint")
+    model.n_empty_skipped_ = meta.get("n_empty_skipped", 0)
+    model._phi_cache = None
+    if meta["estimator"] == "MedLDAClassifier":
+        eta, cls = arrays.get("eta_samples"), arrays.get("classes")
+        _expect(path, cls is not None and cls.ndim == 1 and cls.size >= 2, "classes missing")
+        T = 1 if cls.size == 2 else cls.size
+        _expect(path, eta is not None and eta.ndim == 3 and eta.shape[1:] == (T, K),
+                f"eta_samples should be (S, {T}, {K})")
+        model.eta_samples_ = eta
+        model.classes_ = cls
+        model.train_accuracy_ = meta.get("train_accuracy")
+    return model
+
+
+def _expect(path: Path, ok: bool, what: str) -> None:
+    if not ok:
+        raise ModelFileError(f"{path}: inconsistent model file: {what}")

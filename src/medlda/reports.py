@@ -1,0 +1,31 @@
+"""Readable reports of a fitted model: top words per topic and the topics that weigh most per class."""
+
+from __future__ import annotations
+
+
+def topic_lines(model, n_words: int = 10) -> list[str]:
+    """One line per topic: its index and its ``n_words`` most probable words."""
+    width = len(str(model.n_topics - 1))
+    return [f"topic {k:>{width}}: {' '.join(words)}" for k, words in enumerate(model.top_words(n_words))]
+
+
+def class_topic_lines(model, n_topics: int = 3, n_words: int = 8) -> list[str]:
+    """For each class, the topics whose classifier weight favours it most, with weights and words."""
+    words = model.top_words(n_words)
+    eta = model.eta_
+    lines = []
+    for label, topics in model.class_topics(n_topics).items():
+        lines.append(f"class {label}:")
+        t = 0 if eta.shape[0] == 1 else list(model.classes_).index(label)
+        for k in topics:
+            lines.append(f"  topic {k} (eta {eta[t, k]:+.2f}): {' '.join(words[k])}")
+    return lines
+
+
+def topics_json(model, n_words: int = 10, n_class_topics: int = 3) -> dict:
+    """The same reports as JSON-ready data."""
+    out = {"topics": model.top_words(n_words)}
+    if hasattr(model, "eta_samples_"):
+        out["class_topics"] = {str(c): t for c, t in model.class_topics(n_class_topics).items()}
+        out["eta"] = model.eta_.tolist()
+    return out

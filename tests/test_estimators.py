@@ -1,0 +1,177 @@
+"""Estimators: recovery of planted topics and classifier, scikit-learn contracts, determinism."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import linear_sum_assignment
+from sklearn.base import clone
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.model_selection import cross_val_score
+from sklearn.pipeline import make_pipeline
+
+from medlda import LDA, Corpus, MedLDAClassifier
+from medlda.synthetic import make_supervised_corpus
+
+
+@pytest.fixture(scope="module")
+def planted():
+    corpus, truth = make_supervised_corpus(1500, 6, words_per_topic=20, doc_length=60, random_state=7)
+    y = corpus.single_labels()
+    return corpus, truth, y
+
+
+def _matched_l1(phi: np.ndarray, truth_phi: np.ndarray):
+    cost = np.abs(phi[:, None, :] - truth_phi[None]).sum(-1)
+    rows, cols = linear_sum_assignment(cost)
+    return cost[rows, cols], cols
+
+
+def test_lda_recovers_planted_topics(planted):
+    corpus, truth, _ = planted
+    model = LDA(6, alpha_sum=1.0, n_iter=60, random_state=0).fit(corpus)
+    l1, _ = _matched_l1(model.topic_word_, truth.topic_word)
+    assert l1.max() < 0.35, l1
+    # a random topic-word matrix is far from the truth: the check can fail
+    rand = np.random.default_rng(0).dirichlet(np.ones(corpus.n_words), size=6)
+    assert _matched_l1(rand, truth.topic_word)[0].min() > 1.0
+
+
+def test_medlda_recovers_topics_and_classifier(planted):
+    corpus, truth, y = planted
+    train, test = corpus.subset(np.arange(1200)), corpus.subset(np.arange(1200, 1500))
+    model = MedLDAClassifier(6, alpha_sum=1.0, c=1.0, margin=1.0, n_iter=80, random_state=0)
+    model.fit(train, y[:1200])
+    l1, match = _matched_l1(model.topic_word_, truth.topic_word)
+    assert l1.max() < 0.35, l1
+    assert model.score(test, y[1200:]) > 0.9
+    # learned weights, aligned to the true topics, order the topics as the true classifier does
+    eta = np.empty(6)
+    eta[match] = model.eta_[0]
+    assert stats_spearman(eta, truth.eta[0]) > 0.7
+
+
+def stats_spearman(a, b) -> float:
+    from scipy.stats import spearmanr
+    return float(spearmanr(a, b).statistic)
+
+
+def test_supervision_beats_chance_on_any_two_labels(planted):
+    corpus, _, y = planted
+    names = np.where(y == 1, "spam", "ham")
+    model = MedLDAClassifier(6, alpha_sum=1.0, c=1.0, margin=1.0, n_iter=40, random_state=1).fit(corpus, names)
+    assert set(model.classes_) == {"ham", "spam"}
+    pred = model.predict(corpus)
+    assert set(pred) <= {"ham", "spam"}
+    assert np.mean(pred == names) > 0.85
+    scores = model.decision_function(corpus)
+    assert scores.shape == (corpus.n_docs,)
+    assert np.array_equal(model.classes_[(scores > 0).astype(int)], pred)
+
+
+def test_same_seed_same_model(planted):
+    corpus, _, y = planted
+    a = MedLDAClassifier(6, n_iter=5, random_state=3).fit(corpus, y)
+    b = MedLDAClassifier(6, n_iter=5, random_state=3).fit(corpus, y)
+    c = MedLDAClassifier(6, n_iter=5, random_state=4).fit(corpus, y)
+    assert np.array_equal(a.topic_word_counts_, b.topic_word_counts_)
+    assert np.array_equal(a.eta_samples_, b.eta_samples_)
+    assert np.array_equal(a.transform(corpus), b.transform(corpus))
+    assert not np.array_equal(a.topic_word_counts_, c.topic_word_counts_)
+
+
+def test_sparse_dense_and_corpus_inputs_agree(planted):
+    corpus, _, y = planted
+    X = corpus.subset(np.arange(200)).to_sparse()
+    inputs = (Corpus.from_sparse(X), X, X.toarray(), X.tocoo())
+    fits = [MedLDAClassifier(4, n_iter=3, random_state=0).fit(inp, y[:200]) for inp in inputs]
+    for f in fits[1:]:
+        assert np.array_equal(f.topic_word_counts_, fits[0].topic_word_counts_)
+
+
+def test_pipeline_clone_and_cross_validation():
+    texts = ["apple banana fruit salad", "banana apple smoothie fruit", "engine wheel car road",
+             "car road traffic engine", "fruit apple orchard", "road car truck wheel"] * 5
+    labels = ["food", "food", "cars", "cars", "food", "cars"] * 5
+    pipe = make_pipeline(CountVectorizer(), MedLDAClassifier(2, alpha_sum=0.5, c=1.0, margin=1.0, n_iter=30,
+                                                             random_state=0))
+    scores = cross_val_score(pipe, texts, labels, cv=3)
+    assert scores.mean() > 0.8
+    est = MedLDAClassifier(5, c=2.0)
+    twin = clone(est)
+    assert twin.get_params() == est.get_params() and twin is not est
+    lda = make_pipeline(CountVectorizer(), LDA(2, n_iter=10, random_state=0)).fit(texts)
+    theta = lda.transform(texts)
+    assert theta.shape == (30, 2) and np.allclose(theta.sum(1), 1)
+
+
+def test_lda_transform_perplexity_and_log_joint(planted):
+    corpus, truth, _ = planted
+    train, test = corpus.subset(np.arange(1000)), corpus.subset(np.arange(1000, 1500))
+    short = LDA(6, alpha_sum=1.0, n_iter=2, random_state=0, trace=True).fit(train)
+    long = LDA(6, alpha_sum=1.0, n_iter=60, random_state=0, trace=True).fit(train)
+    assert long.log_joint_ > short.log_joint_
+    assert [t["iteration"] for t in long.trace_] == list(range(1, 61))
+    assert long.trace_[-1]["log_joint"] == pytest.approx(long.log_joint_)
+    assert long.perplexity(test) < short.perplexity(test)
+    assert long.perplexity(test) < corpus.n_words  # better than uniform over the vocabulary
+    assert long.score(test) == pytest.approx(-np.log(long.perplexity(test)))
+    theta = long.transform(test)
+    assert theta.shape == (500, 6) and np.allclose(theta.sum(1), 1.0)
+    assert len(long.top_words(5)) == 6 and all(len(t) == 5 for t in long.top_words(5))
+    assert long.top_words(1)[0][0].startswith("t")
+
+
+def test_empty_documents_are_skipped_in_fit_and_get_the_prior_in_transform(planted):
+    corpus, _, y = planted
+    X = corpus.subset(np.arange(100)).to_sparse().tolil()
+    X[3, :] = 0
+    X = X.tocsr()
+    model = MedLDAClassifier(4, n_iter=3, random_state=0).fit(X, y[:100])
+    assert model.n_empty_skipped_ == 1
+    zbar = model.transform(X)
+    assert np.allclose(zbar[3], 0.25)
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(n_topics=0), "n_topics"), (dict(alpha_sum=-1.0), "alpha_sum"), (dict(beta=0), "beta"),
+    (dict(n_iter=0), "n_iter"), (dict(c=0), "c must"), (dict(margin=-1), "margin"),
+    (dict(sigma2=0.0), "sigma2"), (dict(sampler="fast"), "sampler"), (dict(loss="squared"), "loss"),
+    (dict(n_topics=2.5), "n_topics"), (dict(n_eta_avg=0), "n_eta_avg"),
+])
+def test_invalid_hyperparameters_raise_clear_errors(planted, params, match):
+    corpus, _, y = planted
+    with pytest.raises(ValueError, match=match):
+        MedLDAClassifier(**params).fit(corpus, y)
+
+
+def test_bad_inputs_to_fit_and_predict(planted):
+    corpus, _, y = planted
+    with pytest.raises(ValueError, match="two classes"):
+        MedLDAClassifier(3, n_iter=2).fit(corpus, np.zeros(corpus.n_docs))
+    with pytest.raises(ValueError, match="negative"):
+        LDA(3, n_iter=2).fit(np.array([[1, -1], [2, 0]]))
+    with pytest.raises(ValueError, match="integer"):
+        LDA(3, n_iter=2).fit(np.array([[1.5, 1], [2, 0]]))
+    with pytest.raises(ValueError, match="labels"):
+        MedLDAClassifier(3, n_iter=2).fit(corpus, y[:10])
+    model = LDA(3, n_iter=2, random_state=0).fit(corpus)
+    with pytest.raises(ValueError, match="columns"):
+        model.transform(np.ones((2, corpus.n_words + 1), int))
+
+
+def test_multiclass_multitask_predicts_one_of_the_classes():
+    corpus, truth = make_supervised_corpus(900, 6, words_per_topic=20, n_classes=3, random_state=2)
+    y = corpus.single_labels()
+    model = MedLDAClassifier(6, alpha_sum=1.0, c=1.0, margin=1.0, n_iter=60, random_state=0).fit(corpus, y)
+    assert model.eta_.shape == (3, 6)
+    assert model.decision_function(corpus).shape == (900, 3)
+    assert model.score(corpus, y) > 0.8
+    assert set(model.class_topics(2)) == {0, 1, 2}
+
+
+def test_corpus_round_trip_through_sparse(planted):
+    corpus, _, _ = planted
+    again = Corpus.from_sparse(corpus.to_sparse(), corpus.vocabulary, corpus.labels)
+    assert np.array_equal(again.doc_ptr, corpus.doc_ptr)
+    assert np.array_equal(again.to_sparse().toarray(), corpus.to_sparse().toarray())

@@ -1,0 +1,195 @@
+"""The exact samplers against enumerated posteriors of tiny corpora (goodness-of-fit tests).
+
+Each test draws independent samples (independent chains, or independent documents) and runs a
+chi-square test at the false-alarm rate ``exact.FALSE_ALARM``; each also checks the same
+samples against a slightly wrong posterior, so a test that cannot fail would show up.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.special import gammaln
+
+from exact import (FALSE_ALARM, all_states, chi_square_pvalue, lda_log_joint, normalize_log,
+                   state_index, zbar_of)
+from medlda.classifier import draw_eta_exact
+from medlda.kernels.inference import infer_doc_topic
+from medlda.kernels.measures import log_joint
+from medlda.kernels.rng import make_streams
+from medlda.losses import HingeLoss
+from medlda.training import SamplerState, Supervision, sweep_topics, train
+
+DOCS = [[0, 1, 0], [1, 2]]
+V, K = 3, 2
+ALPHA, BETA = 0.5, 0.3
+
+
+def _arrays(docs):
+    word_ids = np.array([v for doc in docs for v in doc], np.int32)
+    doc_ptr = np.concatenate(([0], np.cumsum([len(d) for d in docs]))).astype(np.int64)
+    return word_ids, doc_ptr
+
+
+def _final_states(n_chains: int, n_sweeps: int, seed: int, step) -> np.ndarray:
+    """Histogram of the final assignment of independent chains; ``step(state)`` is one sweep."""
+    word_ids, doc_ptr = _arrays(DOCS)
+    rng = np.random.default_rng(seed)
+    hist = np.zeros(K ** word_ids.size)
+    for _ in range(n_chains):
+        state = SamplerState.initialize(word_ids, doc_ptr, V, K, np.full(K, ALPHA), BETA, rng)
+        for _ in range(n_sweeps):
+            step(state, rng)
+        hist[state_index(state.z, K)] += 1
+    return hist
+
+
+def _lda_posterior(alpha=ALPHA, beta=BETA) -> np.ndarray:
+    return normalize_log(np.array([lda_log_joint(DOCS, z, K, V, alpha, beta) for z in all_states(5, K)]))
+
+
+def test_log_joint_kernel_matches_textbook_formula():
+    word_ids, doc_ptr = _arrays(DOCS)
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        state = SamplerState.initialize(word_ids, doc_ptr, V, K, np.full(K, ALPHA), BETA, rng)
+        expected = lda_log_joint(DOCS, tuple(state.z), K, V, ALPHA, BETA)
+        got = log_joint(state.n_dk, state.n_wk, state.n_k, state.doc_lengths, state.alpha, BETA)
+        assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_collapsed_gibbs_lda_matches_enumerated_posterior():
+    def step(state, rng):
+        sweep_topics("gibbs", state, np.zeros((0, K)), np.zeros((2, 0)), np.zeros((2, 0)))
+
+    hist = _final_states(3000, 15, 0, step)
+    assert chi_square_pvalue(hist, _lda_posterior()) > FALSE_ALARM
+    assert chi_square_pvalue(hist, _lda_posterior(alpha=0.25)) < FALSE_ALARM  # the test has power
+
+
+# fixed classifier and augmentation, two tasks: exercises G_d(k) of SPEC (3) with T > 1
+ETA = np.array([[1.5, -1.0], [-0.5, 2.0]])
+KAPPA = np.array([[1.0, -0.5], [-1.0, 0.7]])
+W = np.array([[0.8, 0.3], [1.2, 0.5]])
+
+
+def _supervised_posterior(eta=ETA) -> np.ndarray:
+    logp = []
+    for z in all_states(5, K):
+        omega = zbar_of(DOCS, z, K) @ eta.T
+        logp.append(lda_log_joint(DOCS, z, K, V, ALPHA, BETA) + np.sum(KAPPA * omega - 0.5 * W * omega ** 2))
+    return normalize_log(np.array(logp))
+
+
+def test_supervised_gibbs_sweep_matches_enumerated_conditional():
+    def step(state, rng):
+        sweep_topics("gibbs", state, ETA, KAPPA, W)
+
+    hist = _final_states(3000, 15, 1, step)
+    assert chi_square_pvalue(hist, _supervised_posterior()) > FALSE_ALARM
+    assert chi_square_pvalue(hist, _supervised_posterior(ETA * 0.5)) < FALSE_ALARM
+
+
+def test_exact_eta_draw_matches_gaussian_conditional():
+    rng = np.random.default_rng(2)
+    n_docs, n_topics = 40, 3
+    zbar = rng.dirichlet(np.ones(n_topics), size=n_docs)
+    kappa = rng.normal(size=(n_docs, 1))
+    w = rng.gamma(2.0, size=(n_docs, 1))
+    nu = 0.7
+    precision = nu * np.eye(n_topics) + sum(w[d, 0] * np.outer(zbar[d], zbar[d]) for d in range(n_docs))
+    cov = np.linalg.inv(precision)
+    mean = cov @ (zbar.T @ kappa[:, 0])
+    draws = np.array([draw_eta_exact(zbar, kappa, w, nu, rng)[0] for _ in range(4000)])
+    white = (draws - mean) @ np.linalg.cholesky(precision)  # N(0, I) if the draw is right
+    for j in range(n_topics):
+        assert stats.kstest(white[:, j], "norm").pvalue > FALSE_ALARM
+    assert stats.kstest((white ** 2).sum(1), stats.chi2(n_topics).cdf).pvalue > FALSE_ALARM
+    wrong = (draws - mean) @ np.linalg.cholesky(precision * 1.2)
+    assert stats.kstest((wrong ** 2).sum(1), stats.chi2(n_topics).cdf).pvalue < FALSE_ALARM
+
+
+def _hinge_marginal_posterior(c: float, margin: float, sigma2: float, y: np.ndarray) -> np.ndarray:
+    """p(Z) with eta integrated out numerically (K = 2: a 2-d grid) and aux integrated exactly."""
+    grid = np.linspace(-9, 9, 721)
+    e0, e1 = np.meshgrid(grid, grid, indexing="ij")
+    log_prior = -(e0 ** 2 + e1 ** 2) / (2 * sigma2)
+    logp = []
+    for z in all_states(5, K):
+        zbar = zbar_of(DOCS, z, K)
+        log_f = log_prior.copy()
+        for d in range(len(DOCS)):
+            omega = e0 * zbar[d, 0] + e1 * zbar[d, 1]
+            log_f += -2 * c * np.maximum(0.0, margin - y[d] * omega)
+        top = log_f.max()
+        logp.append(lda_log_joint(DOCS, z, K, V, ALPHA, BETA) + top + np.log(np.exp(log_f - top).sum()))
+    return normalize_log(np.array(logp))
+
+
+@pytest.mark.slow
+def test_hinge_gibbs_chain_matches_marginal_posterior_over_z():
+    """The whole chain (aux, topics, exact eta) leaves p(Z, eta, aux) invariant: compare p(Z)."""
+    c, margin, sigma2 = 0.8, 1.0, 1.0
+    y = np.array([1.0, -1.0])
+    loss = HingeLoss(c=c, margin=margin)
+
+    def step(state, rng):
+        sup = step.sup
+        train(state, sup, n_iter=1, n_eta_keep=0, rng=rng)
+
+    word_ids, doc_ptr = _arrays(DOCS)
+    rng = np.random.default_rng(3)
+    hist = np.zeros(K ** 5)
+    for _ in range(3000):
+        state = SamplerState.initialize(word_ids, doc_ptr, V, K, np.full(K, ALPHA), BETA, rng)
+        sup = Supervision(loss, y[:, None], 1.0 / sigma2, rng.normal(size=(1, K)))
+        train(state, sup, n_iter=25, n_eta_keep=0, rng=rng)
+        hist[state_index(state.z, K)] += 1
+    assert chi_square_pvalue(hist, _hinge_marginal_posterior(c, margin, sigma2, y)) > FALSE_ALARM
+    assert chi_square_pvalue(hist, _hinge_marginal_posterior(c * 3, margin, sigma2, y)) < FALSE_ALARM
+
+
+def test_inference_matches_enumerated_posterior_of_new_document():
+    """SPEC §7: p(z) ~ prod_i phi_{z_i w_i} * DirMult(z; alpha) for one new document."""
+    phi_wk = np.array([[0.6, 0.1], [0.3, 0.2], [0.1, 0.7]])
+    alpha = np.array([0.4, 0.9])
+    doc = [0, 2, 1, 2]
+    n_copies = 4000
+    word_ids = np.array(doc * n_copies, np.int32)
+    doc_ptr = np.arange(0, len(doc) * n_copies + 1, len(doc), dtype=np.int64)
+    out = np.zeros((n_copies, 2))
+    infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, 10, 1, make_streams(np.random.default_rng(4), n_copies), out)
+
+    def posterior(phi):
+        probs = np.zeros(len(doc) + 1)  # over n_0 = number of tokens in topic 0
+        for z in all_states(len(doc), 2):
+            n = np.bincount(z, minlength=2)
+            lp = sum(np.log(phi[v, k]) for v, k in zip(doc, z))
+            lp += np.sum(gammaln(n + alpha) - gammaln(alpha))
+            probs[n[0]] += np.exp(lp)
+        return probs / probs.sum()
+
+    hist = np.bincount(out[:, 0].astype(int), minlength=len(doc) + 1)
+    assert chi_square_pvalue(hist, posterior(phi_wk)) > FALSE_ALARM
+    assert chi_square_pvalue(hist, posterior(phi_wk[:, ::-1])) < FALSE_ALARM
+
+
+def test_counts_stay_consistent_after_sweeps():
+    rng = np.random.default_rng(5)
+    word_ids = rng.integers(0, 30, size=2000).astype(np.int32)
+    doc_ptr = np.arange(0, 2001, 50, dtype=np.int64)
+    state = SamplerState.initialize(word_ids, doc_ptr, 30, 7, np.full(7, 0.1), 0.01, rng)
+    eta = rng.normal(size=(3, 7))
+    kappa, w = rng.normal(size=(40, 3)), rng.gamma(1.0, size=(40, 3))
+    for _ in range(3):
+        sweep_topics("gibbs", state, eta, kappa, w)
+    doc_of = np.repeat(np.arange(40), 50)
+    n_dk = np.zeros((40, 7), int)
+    np.add.at(n_dk, (doc_of, state.z), 1)
+    n_wk = np.zeros((30, 7), int)
+    np.add.at(n_wk, (word_ids, state.z), 1)
+    assert np.array_equal(n_dk, state.n_dk)
+    assert np.array_equal(n_wk, state.n_wk)
+    assert np.array_equal(n_wk.sum(0), state.n_k)
+    assert state.z.min() >= 0 and state.z.max() < 7
