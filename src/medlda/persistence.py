@@ -7,14 +7,13 @@ checks that the arrays' shapes agree with the stored parameters.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import warnings
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
+from .atomic import atomic_write
 from .exceptions import ModelFileError
 
 FORMAT_NAME = "medlda-model"
@@ -25,23 +24,6 @@ _META_KEY = "__metadata__"
 def _estimator_classes() -> dict:
     from .estimators import LDA, MedLDAClassifier
     return {"LDA": LDA, "MedLDAClassifier": MedLDAClassifier}
-
-
-def atomic_write(path, write) -> None:
-    """Call ``write(fileobj)`` on a temporary file beside ``path``, then rename it over ``path``;
-    on any error the temporary file is removed and ``path`` is left untouched."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def save_model(model, path) -> None:

@@ -1,0 +1,30 @@
+"""Atomic file writes: nothing a user has is ever overwritten half-way."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Callable, IO
+
+
+def atomic_write(path, write: Callable[[IO[bytes]], None]) -> Path:
+    """Call ``write(fileobj)`` on a temporary file beside ``path``, then rename it over ``path``;
+    on any error the temporary file is removed and ``path`` is left untouched."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def atomic_write_text(path, text: str) -> Path:
+    """Write UTF-8 text (newlines kept as '\\n') atomically."""
+    return atomic_write(path, lambda f: f.write(text.encode("utf-8")))
