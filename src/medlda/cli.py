@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 
 import numpy as np
@@ -13,9 +12,6 @@ from . import __version__
 from .corpus import Corpus
 from .exceptions import MedLDAError
 from .training import SAMPLERS
-
-log = logging.getLogger("medlda.cli")
-
 
 class CLIError(MedLDAError):
     """A problem with the command line's inputs, reported without a traceback."""
@@ -114,9 +110,9 @@ def _read(args, path: str, role: str, vocabulary=None) -> Corpus:
         kwargs["vocab_path"] = args.vocab
     corpus = read_corpus(path, format=fmt, vocabulary=vocabulary, **kwargs)
     if corpus.n_empty_skipped:
-        log.warning("%s: skipped %d empty documents", path, corpus.n_empty_skipped)
+        _warn(args, f"{path}: skipped {corpus.n_empty_skipped} empty documents")
     if corpus.n_oov_dropped:
-        log.warning("%s: dropped %d out-of-vocabulary tokens", path, corpus.n_oov_dropped)
+        _warn(args, f"{path}: dropped {corpus.n_oov_dropped} out-of-vocabulary tokens")
     if corpus.n_docs == 0:
         raise CLIError(f"{path}: no non-empty documents")
     return corpus
@@ -140,7 +136,6 @@ def _check_seen(y_test: np.ndarray, classes: np.ndarray, path: str) -> None:
 def cmd_train(args) -> int:
     from .estimators import LDA, MedLDAClassifier
 
-    _configure_logging(args)
     train = _read(args, args.train, "train")
     test = _read(args, args.test, "test", vocabulary=train.vocabulary) if args.test else None
     common = dict(alpha_sum=args.alpha_sum, beta=args.beta, n_iter=args.iters, sampler=args.sampler,
@@ -217,7 +212,6 @@ def cmd_predict(args) -> int:
     from .persistence import load_model
     from .readers import write_lines
 
-    _configure_logging(args)
     model = load_model(args.model)
     if not hasattr(model, "predict"):
         raise CLIError(f"{args.model}: an unsupervised LDA model cannot predict labels")
@@ -264,7 +258,6 @@ def cmd_demo(args) -> int:
     from .estimators import MedLDAClassifier
     from .synthetic import make_supervised_corpus
 
-    _configure_logging(args)
     corpus, truth = make_supervised_corpus(args.docs, args.topics, random_state=args.seed)
     n_train = int(0.8 * corpus.n_docs)
     train, test = corpus.subset(np.arange(n_train)), corpus.subset(np.arange(n_train, corpus.n_docs))
@@ -283,9 +276,10 @@ def cmd_demo(args) -> int:
     return 0
 
 
-def _configure_logging(args) -> None:
-    level = logging.ERROR if (getattr(args, "quiet", False) or getattr(args, "json", False)) else logging.WARNING
-    logging.basicConfig(level=level, format="medlda: %(message)s", stream=sys.stderr)
+def _warn(args, message: str) -> None:
+    """A warning on stderr, unless --quiet or --json asked for silence."""
+    if not (getattr(args, "quiet", False) or getattr(args, "json", False)):
+        print(f"medlda: warning: {message}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,209 @@
+"""The command line end to end: train / predict / topics / demo, and every bad-input case."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tarfile
+
+import numpy as np
+import pytest
+
+from medlda.cli import main
+from medlda.readers import write_bow
+from medlda.synthetic import make_supervised_corpus
+
+FAST = ["--iters", "30", "--topics", "5", "--seed", "0", "--c", "1", "--margin", "1", "--alpha-sum", "1"]
+
+
+@pytest.fixture(scope="module")
+def bow_files(tmp_path_factory):
+    """Train and test bag-of-words files drawn from a planted model (labels 'neg' / 'pos')."""
+    root = tmp_path_factory.mktemp("bow")
+    corpus, _ = make_supervised_corpus(700, 5, words_per_topic=15, doc_length=50, random_state=3)
+    corpus.labels = [("pos",) if lab == ("1",) else ("neg",) for lab in corpus.labels]
+    train, test = corpus.subset(np.arange(500)), corpus.subset(np.arange(500, 700))
+    return write_bow(train, root / "train.txt"), write_bow(test, root / "test.txt")
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_train_json_reports_accuracy_and_speed(capsys, bow_files):
+    train, test = bow_files
+    code, out, err = run(capsys, "train", "--train", train, "--test", test, "--json", *FAST)
+    assert code == 0, err
+    result = json.loads(out)
+    for key in ("accuracy", "train_seconds", "compile_seconds", "tokens_per_second", "n_topics",
+                "n_iter", "sampler", "train_accuracy", "topics", "class_topics"):
+        assert key in result
+    assert result["accuracy"] > 0.85
+    assert result["n_topics"] == 5 and result["n_iter"] == 30 and result["sampler"] == "gibbs"
+    assert result["tokens_per_second"] == pytest.approx(result["n_train_tokens"] * 30 / result["train_seconds"])
+    assert err == ""  # --json silences progress and warnings
+
+
+def test_train_save_then_topics_and_predict(capsys, tmp_path, bow_files):
+    train, test = bow_files
+    model = tmp_path / "model.npz"
+    code, out, _ = run(capsys, "train", "--train", train, "--test", test, "--out", model, *FAST)
+    assert code == 0 and model.is_file()
+    assert "accuracy:" in out and "topic 0:" in out and "class pos:" in out and "class neg:" in out
+    code, out, _ = run(capsys, "topics", "--model", model, "--top-words", "4")
+    assert code == 0
+    assert out.count("topic ") >= 5 and "topics that weigh most for each class" in out
+    code, out, _ = run(capsys, "topics", "--model", model, "--json")
+    assert len(json.loads(out)["topics"]) == 5
+    preds = tmp_path / "labels.txt"
+    code, out, _ = run(capsys, "predict", "--model", model, "--input", test, "--out", preds, "--json")
+    assert code == 0
+    result = json.loads(out)
+    lines = preds.read_text().split()
+    assert len(lines) == 200 and set(lines) <= {"pos", "neg"}
+    assert result["accuracy"] > 0.85
+
+
+def test_unsupervised_reports_perplexity(capsys, bow_files):
+    train, test = bow_files
+    code, out, _ = run(capsys, "train", "--train", train, "--test", test, "--unsupervised", "--json", *FAST)
+    assert code == 0
+    result = json.loads(out)
+    assert "accuracy" not in result and 1 < result["perplexity"] < 75
+
+
+def _write_folder(root, docs):
+    for label, name, text in docs:
+        (root / label).mkdir(parents=True, exist_ok=True)
+        (root / label / name).write_text(text, encoding="latin-1")
+
+
+def test_train_from_folder_and_archive(capsys, tmp_path):
+    rng = np.random.default_rng(0)
+    fruit = ["apple", "banana", "cherry", "mango", "orchard", "juice"]
+    cars = ["engine", "wheel", "brake", "highway", "driver", "garage"]
+    docs = []
+    for split in ("train", "test"):
+        for i in range(30):
+            for label, words in (("fruit", fruit), ("cars", cars)):
+                text = "Subject: note\nFrom: someone\n\n" + " ".join(rng.choice(words, 12))
+                docs.append((f"set-{split}/{label}", f"{i}", text))
+    _write_folder(tmp_path / "data", docs)
+    with tarfile.open(tmp_path / "data.tar.gz", "w:gz") as tar:
+        tar.add(tmp_path / "data", arcname="data")
+    for source in (tmp_path / "data", tmp_path / "data.tar.gz"):
+        code, out, err = run(capsys, "train", "--train", source, "--test", source, "--json",
+                             "--topics", "2", "--iters", "20", "--seed", "0", "--c", "1", "--margin", "1")
+        assert code == 0, err
+        result = json.loads(out)
+        assert result["n_train_docs"] == 60 and result["n_test_docs"] == 60
+        assert result["accuracy"] > 0.9
+
+
+def test_demo_prints_accuracy_and_topics(capsys):
+    code, out, _ = run(capsys, "demo", "--docs", "500", "--topics", "4", "--iters", "30")
+    assert code == 0
+    assert "accuracy:" in out and "topic 3:" in out and "class 1:" in out
+    acc = float(out.split("\naccuracy:")[1].split()[0])
+    assert acc > 0.8
+
+
+def test_installed_entry_point_runs():
+    done = subprocess.run([sys.executable, "-m", "medlda.cli", "demo", "--docs", "300", "--topics", "3",
+                           "--iters", "10", "--json"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "accuracy" in json.loads(done.stdout)
+
+
+# -- bad input ------------------------------------------------------------------------------------
+def test_malformed_line_names_file_and_line(capsys, tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("pos apple:1 pear:2\nneg apple:x\n")
+    code, _, err = run(capsys, "train", "--train", bad, *FAST)
+    assert code == 2
+    assert "bad.txt, line 2" in err and "medlda: error:" in err
+
+
+def test_empty_documents_and_oov_words_are_counted(capsys, tmp_path):
+    train = tmp_path / "train.txt"
+    test = tmp_path / "test.txt"
+    train.write_text("pos apple:3 pear:1\nneg stone:2 rock:2\npos pear:2 apple:1\nneg rock:1 stone:3\n")
+    test.write_text("pos apple:2 kiwi:5\nneg rock:1 granite:2 basalt:1\npos kiwi:3\n")
+    code, out, err = run(capsys, "train", "--train", train, "--test", test, "--json", *FAST)
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["test_oov_dropped"] == 5 + 2 + 1 + 3  # kiwi, granite, basalt, and the emptied doc's kiwi
+    assert result["test_empty_skipped"] == 1 and result["n_test_docs"] == 2
+    code, _, err = run(capsys, "train", "--train", train, "--test", test, *FAST)
+    assert "dropped 11 out-of-vocabulary tokens" in err
+    assert "skipped 1 empty documents" in err
+
+
+def test_unseen_test_labels_are_an_error(capsys, tmp_path, bow_files):
+    train, _ = bow_files
+    test = tmp_path / "test.txt"
+    test.write_text("pos t0_1:2\nmaybe t1_2:1\n")
+    code, _, err = run(capsys, "train", "--train", train, "--test", test, *FAST)
+    assert code == 2
+    assert "test labels maybe do not occur in the training data" in err
+
+
+@pytest.mark.parametrize("flags, match", [
+    (["--topics", "0"], "n_topics"), (["--c", "-1"], "c must"), (["--sigma2", "0"], "sigma2"),
+    (["--alpha-sum", "0"], "alpha_sum"), (["--iters", "0"], "n_iter"),
+])
+def test_invalid_hyperparameters(capsys, bow_files, flags, match):
+    train, _ = bow_files
+    code, _, err = run(capsys, "train", "--train", train, *FAST, *flags)
+    assert code == 2 and match in err
+
+
+def test_unreadable_and_foreign_model_files(capsys, tmp_path, bow_files):
+    _, test = bow_files
+    code, _, err = run(capsys, "predict", "--model", tmp_path / "nope.npz", "--input", test)
+    assert code == 2 and "no such model file" in err
+    foreign = tmp_path / "foreign.npz"
+    foreign.write_bytes(b"PK\x03\x04 definitely not a model")
+    code, _, err = run(capsys, "topics", "--model", foreign)
+    assert code == 2 and "not a medlda model file" in err
+
+
+def test_missing_input_and_unlabeled_training_data(capsys, tmp_path):
+    code, _, err = run(capsys, "train", "--train", tmp_path / "missing.txt", *FAST)
+    assert code == 2 and "missing.txt" in err
+    unlabeled = tmp_path / "u.txt"
+    unlabeled.write_text("apple:1 pear:2\nrock:2 stone:1\n")
+    code, _, err = run(capsys, "train", "--train", unlabeled, *FAST)
+    assert code == 2 and "--unsupervised" in err
+
+
+def test_failed_save_writes_nothing(capsys, tmp_path, bow_files):
+    train, _ = bow_files
+    target = tmp_path / "no_such_dir" / "model.npz"
+    code, _, err = run(capsys, "train", "--train", train, "--out", target, *FAST)
+    assert code == 2 and "no_such_dir" in err
+    assert not target.parent.exists()
+
+
+def test_progress_bar_shows_accuracy_loglik_and_speed(capsys, bow_files):
+    from medlda import MedLDAClassifier
+    from medlda.readers import read_bow
+    corpus = read_bow(bow_files[0])
+    MedLDAClassifier(3, n_iter=3, verbose=1, random_state=0).fit(corpus, corpus.single_labels())
+    err = capsys.readouterr().err
+    assert "train_acc" in err and "loglik" in err and "tok/s" in err and "3/3" in err
+
+
+@pytest.mark.slow
+def test_binary_20newsgroups_reaches_paper_accuracy(capsys, shared_data):
+    archive = shared_data / "20news-bydate.tar.gz"
+    code, out, err = run(capsys, "train", "--train", archive, "--test", archive, "--categories",
+                         "alt.atheism,talk.religion.misc", "--sampler", "gibbs", "--topics", "20",
+                         "--seed", "0", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["n_train_docs"] == 857 and result["n_test_docs"] == 570
+    assert result["accuracy"] >= 0.78
