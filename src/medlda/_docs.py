@@ -6,10 +6,12 @@ PARAMS = {
     "n_topics": "n_topics : int, default=20\n    Number of topics K.",
     "alpha_sum": "alpha_sum : float, default=6.4\n    Total Dirichlet prior mass on a document's topics; alpha_k = alpha_sum / K.",
     "beta": "beta : float, default=0.01\n    Symmetric Dirichlet prior of each topic's word distribution.",
-    "n_iter": "n_iter : int, default=100\n    Training iterations (one aux draw, one sweep over all tokens, one eta draw each).",
+    "n_iter": "n_iter : int, default=50\n    Training iterations (one aux draw, one sweep over all tokens, one eta draw each).",
     "sampler": "sampler : {'gibbs'}, default='gibbs'\n    'gibbs' is the exact collapsed sampler, O(K) per token: the reference.",
     "c": "c : float, default=1.6\n    Regularization constant weighing the labels against the words (papers: c or lambda).",
-    "margin": "margin : float, default=64.0\n    Hinge-loss margin l (the authors' LightMedLDA default; c * l = 102.4).",
+    "margin": ("margin : float or 'auto', default='auto'\n    Hinge-loss margin l. 'auto' takes the papers' "
+               "settings: 164 for two classes (c * l = 262.4), 64 for several (the authors' LightMedLDA "
+               "default, c * l = 102.4). The value used is ``margin_``."),
     "sigma2": "sigma2 : float, default=1.0\n    Prior variance of each classifier weight eta_tk.",
     "loss": "loss : {'hinge'}, default='hinge'\n    Classification loss: 'hinge' is Gibbs MedLDA.",
     "n_eta_avg": "n_eta_avg : int, default=5\n    Predict with the average of the eta samples of the last n_eta_avg iterations.",

@@ -18,6 +18,9 @@ from .corpus import Corpus, check_count_matrix
 from .losses import LOSSES, make_loss
 from .training import SamplerState, Supervision
 
+BINARY_MARGIN = 164.0  # c * l = 262.4 with c = 1.6: the papers' binary 20 Newsgroups setting
+MULTICLASS_MARGIN = 64.0  # the authors' LightMedLDA default for multi-class (c * l = 102.4)
+
 _COMMON = ("n_topics", "alpha_sum", "beta", "n_iter", "sampler", "n_infer_burn", "n_infer_avg",
            "trace", "random_state", "verbose")
 
@@ -155,7 +158,7 @@ class LDA(TransformerMixin, _TopicModel):
                + params_doc(*_COMMON))
 
     def __init__(self, n_topics: int = 20, *, alpha_sum: float = 6.4, beta: float = 0.01,
-                 n_iter: int = 100, sampler: str = "gibbs", n_infer_burn: int = 30,
+                 n_iter: int = 50, sampler: str = "gibbs", n_infer_burn: int = 30,
                  n_infer_avg: int = 20, trace: bool = False, random_state=None, verbose: int = 0):
         self.n_topics = n_topics
         self.alpha_sum = alpha_sum
@@ -203,8 +206,8 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
                             "trace", "random_state", "verbose"))
 
     def __init__(self, n_topics: int = 20, *, alpha_sum: float = 6.4, beta: float = 0.01,
-                 c: float = 1.6, margin: float = 64.0, sigma2: float = 1.0, loss: str = "hinge",
-                 n_iter: int = 100, sampler: str = "gibbs", n_eta_avg: int = 5,
+                 c: float = 1.6, margin: float | str = "auto", sigma2: float = 1.0, loss: str = "hinge",
+                 n_iter: int = 50, sampler: str = "gibbs", n_eta_avg: int = 5,
                  n_infer_burn: int = 30, n_infer_avg: int = 20, trace: bool = False,
                  random_state=None, verbose: int = 0):
         self.n_topics = n_topics
@@ -226,7 +229,8 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
     def _validate(self) -> None:
         self._validate_common()
         _check(self.c, "c", numbers.Real, 0, low_open=True)
-        _check(self.margin, "margin", numbers.Real, 0)
+        if self.margin != "auto":
+            _check(self.margin, "margin", numbers.Real, 0)
         _check(self.sigma2, "sigma2", numbers.Real, 0, low_open=True)
         _check(self.n_eta_avg, "n_eta_avg", numbers.Integral, 1)
         if self.loss not in LOSSES:
@@ -256,7 +260,9 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
                              f"but y has {len(y)} labels")
         corpus, y = _fit_corpus(self, X, y)
         indicator = self._label_tasks(y)
-        loss = make_loss(self.loss, self.c, self.margin)
+        self.margin_ = float(self.margin) if self.margin != "auto" else (
+            BINARY_MARGIN if indicator.shape[1] == 1 else MULTICLASS_MARGIN)
+        loss = make_loss(self.loss, self.c, self.margin_)
         targets = loss.encode(indicator)
         rng = np.random.default_rng(self.random_state)
         true_codes = self._codes(targets)
