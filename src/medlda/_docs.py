@@ -7,7 +7,16 @@ PARAMS = {
     "alpha_sum": "alpha_sum : float, default=6.4\n    Total Dirichlet prior mass on a document's topics; alpha_k = alpha_sum / K.",
     "beta": "beta : float, default=0.01\n    Symmetric Dirichlet prior of each topic's word distribution.",
     "n_iter": "n_iter : int, default=50\n    Training iterations (one aux draw, one sweep over all tokens, one eta draw each).",
-    "sampler": "sampler : {'gibbs'}, default='gibbs'\n    'gibbs' is the exact collapsed sampler, O(K) per token: the reference.",
+    "sampler": ("sampler : {'gibbs', 'light'}, default='gibbs'\n    'gibbs' is the exact collapsed sampler, "
+                "O(K) per token: the reference. 'light' is LightMedLDA: Metropolis-Hastings with doc, "
+                "word and exp proposals from alias tables, O(1) per token, and coordinate Gibbs for eta."),
+    "light_variant": ("light_variant : {'partial', 'collapsed'}, default='partial'\n    'partial' draws phi "
+                      "each iteration and is exact; 'collapsed' is the papers' sampler (frozen tables, a "
+                      "small bias that shrinks with corpus size)."),
+    "proposal": ("proposal : {'mixture', 'cycle', 'doc', 'word', 'exp'}, default='mixture'\n    How the light "
+                 "sampler's MH steps pick proposals: uniformly at random, in turn, or one kind only."),
+    "n_mh": "n_mh : int, default=6\n    Metropolis-Hastings steps per token (light sampler).",
+    "n_gibbs": "n_gibbs : int, default=2\n    Coordinate Gibbs sweeps over eta per iteration (light sampler).",
     "c": "c : float, default=1.6\n    Regularization constant weighing the labels against the words (papers: c or lambda).",
     "margin": ("margin : float or 'auto', default='auto'\n    Hinge-loss margin l. 'auto' takes the papers' "
                "settings: 164 for two classes (c * l = 262.4), 64 for several (the authors' LightMedLDA "

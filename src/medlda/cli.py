@@ -11,7 +11,7 @@ import numpy as np
 from . import __version__
 from .corpus import Corpus
 from .exceptions import MedLDAError
-from .training import SAMPLERS
+from .samplers import LIGHT_VARIANTS, SAMPLERS
 
 class CLIError(MedLDAError):
     """A problem with the command line's inputs, reported without a traceback."""
@@ -48,6 +48,10 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--iters", type=int, default=50, help="training iterations (default 50)")
     t.add_argument("--sampler", choices=SAMPLERS, default="gibbs")
     t.add_argument("--seed", type=int, default=None, help="random seed (same seed, same model)")
+    t.add_argument("--light-variant", choices=LIGHT_VARIANTS, default="partial",
+                   help="light sampler: 'partial' (exact, phi drawn) or 'collapsed' (the papers')")
+    t.add_argument("--proposal", choices=["mixture", "cycle", "doc", "word", "exp"], default="mixture")
+    t.add_argument("--n-mh", type=int, default=6, help="MH steps per token (light)")
     t.add_argument("--alpha-sum", type=float, default=6.4)
     t.add_argument("--beta", type=float, default=0.01)
     t.add_argument("--c", type=float, default=1.6, help="regularization constant c (default 1.6)")
@@ -144,6 +148,7 @@ def cmd_train(args) -> int:
     train = _read(args, args.train, "train")
     test = _read(args, args.test, "test", vocabulary=train.vocabulary) if args.test else None
     common = dict(alpha_sum=args.alpha_sum, beta=args.beta, n_iter=args.iters, sampler=args.sampler,
+                  light_variant=args.light_variant, proposal=args.proposal, n_mh=args.n_mh,
                   random_state=args.seed, verbose=int(_show_progress(args)))
     if args.unsupervised:
         model = LDA(args.topics, **common).fit(train)

@@ -16,13 +16,14 @@ from . import training
 from ._docs import params_doc
 from .corpus import Corpus, check_count_matrix
 from .losses import LOSSES, make_loss
+from .samplers import make_sampler
 from .training import SamplerState, Supervision
 
 BINARY_MARGIN = 164.0  # c * l = 262.4 with c = 1.6: the papers' binary 20 Newsgroups setting
 MULTICLASS_MARGIN = 64.0  # the authors' LightMedLDA default for multi-class (c * l = 102.4)
 
-_COMMON = ("n_topics", "alpha_sum", "beta", "n_iter", "sampler", "n_infer_burn", "n_infer_avg",
-           "trace", "random_state", "verbose")
+_COMMON = ("n_topics", "alpha_sum", "beta", "n_iter", "sampler", "light_variant", "proposal", "n_mh",
+           "n_infer_burn", "n_infer_avg", "trace", "random_state", "verbose")
 
 
 def _as_corpus(X, n_features: int | None = None) -> Corpus:
@@ -53,8 +54,13 @@ class _TopicModel(BaseEstimator):
         _check(self.n_iter, "n_iter", numbers.Integral, 1)
         _check(self.n_infer_burn, "n_infer_burn", numbers.Integral, 0)
         _check(self.n_infer_avg, "n_infer_avg", numbers.Integral, 1)
-        if self.sampler not in training.SAMPLERS:
-            raise ValueError(f"sampler must be one of {list(training.SAMPLERS)}, got {self.sampler!r}")
+        _check(self.n_mh, "n_mh", numbers.Integral, 1)
+        _check(getattr(self, "n_gibbs", 1), "n_gibbs", numbers.Integral, 1)
+        self._sampler = self._make_sampler()
+
+    def _make_sampler(self):
+        return make_sampler(self.sampler, light_variant=self.light_variant, proposal=self.proposal,
+                            n_mh=self.n_mh, n_gibbs=getattr(self, "n_gibbs", 2))
 
     def _alpha(self) -> np.ndarray:
         return np.full(self.n_topics, self.alpha_sum / self.n_topics)
@@ -70,7 +76,7 @@ class _TopicModel(BaseEstimator):
             bar = ProgressBar(self.n_iter, desc=type(self).__name__)
         try:
             result = training.train(state, supervision, n_iter=self.n_iter, n_eta_keep=n_eta_keep,
-                                     rng=rng, sampler=self.sampler,
+                                     rng=rng, sampler=self._sampler,
                                      measure_log_joint=bool(self.trace or self.verbose), callback=bar)
         finally:
             if bar is not None:
@@ -113,8 +119,8 @@ class _TopicModel(BaseEstimator):
         check_is_fitted(self, "topic_word_counts_")
         corpus = _as_corpus(X, self.n_features_in_)
         rng = np.random.default_rng(self.random_state)
-        counts = training.infer(corpus.word_ids, corpus.doc_ptr, self._phi_wk(), self._alpha(),
-                                self.n_infer_burn, self.n_infer_avg, rng)
+        counts = self._make_sampler().infer(corpus.word_ids, corpus.doc_ptr, self._phi_wk(), self._alpha(),
+                                            self.n_infer_burn, self.n_infer_avg, rng)
         return counts, corpus.doc_lengths
 
     def _zbar(self, X) -> np.ndarray:
@@ -158,13 +164,17 @@ class LDA(TransformerMixin, _TopicModel):
                + params_doc(*_COMMON))
 
     def __init__(self, n_topics: int = 20, *, alpha_sum: float = 6.4, beta: float = 0.01,
-                 n_iter: int = 50, sampler: str = "gibbs", n_infer_burn: int = 30,
+                 n_iter: int = 50, sampler: str = "gibbs", light_variant: str = "partial",
+                 proposal: str = "mixture", n_mh: int = 6, n_infer_burn: int = 30,
                  n_infer_avg: int = 20, trace: bool = False, random_state=None, verbose: int = 0):
         self.n_topics = n_topics
         self.alpha_sum = alpha_sum
         self.beta = beta
         self.n_iter = n_iter
         self.sampler = sampler
+        self.light_variant = light_variant
+        self.proposal = proposal
+        self.n_mh = n_mh
         self.n_infer_burn = n_infer_burn
         self.n_infer_avg = n_infer_avg
         self.trace = trace
@@ -191,7 +201,8 @@ class LDA(TransformerMixin, _TopicModel):
         corpus = _as_corpus(X, self.n_features_in_)
         rng = np.random.default_rng(self.random_state)
         return training.completion_perplexity(corpus.word_ids, corpus.doc_ptr, self._phi_wk(),
-                                              self._alpha(), self.n_infer_burn, self.n_infer_avg, rng)
+                                              self._alpha(), self.n_infer_burn, self.n_infer_avg, rng,
+                                              self._make_sampler())
 
     def score(self, X, y=None) -> float:
         """Mean held-out log likelihood per token by document completion (= -log perplexity)."""
@@ -202,12 +213,14 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
     __doc__ = ("Supervised topic model whose topics are learned jointly with a max-margin classifier\n"
                "(Gibbs MedLDA). Binary, and multi-class as T = C one-vs-all tasks on shared topics.\n\n"
                + params_doc("n_topics", "alpha_sum", "beta", "c", "margin", "sigma2", "loss",
-                            "n_iter", "sampler", "n_eta_avg", "n_infer_burn", "n_infer_avg",
+                            "n_iter", "sampler", "light_variant", "proposal", "n_mh", "n_gibbs",
+                            "n_eta_avg", "n_infer_burn", "n_infer_avg",
                             "trace", "random_state", "verbose"))
 
     def __init__(self, n_topics: int = 20, *, alpha_sum: float = 6.4, beta: float = 0.01,
                  c: float = 1.6, margin: float | str = "auto", sigma2: float = 1.0, loss: str = "hinge",
-                 n_iter: int = 50, sampler: str = "gibbs", n_eta_avg: int = 5,
+                 n_iter: int = 50, sampler: str = "gibbs", light_variant: str = "partial",
+                 proposal: str = "mixture", n_mh: int = 6, n_gibbs: int = 2, n_eta_avg: int = 5,
                  n_infer_burn: int = 30, n_infer_avg: int = 20, trace: bool = False,
                  random_state=None, verbose: int = 0):
         self.n_topics = n_topics
@@ -219,6 +232,10 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
         self.loss = loss
         self.n_iter = n_iter
         self.sampler = sampler
+        self.light_variant = light_variant
+        self.proposal = proposal
+        self.n_mh = n_mh
+        self.n_gibbs = n_gibbs
         self.n_eta_avg = n_eta_avg
         self.n_infer_burn = n_infer_burn
         self.n_infer_avg = n_infer_avg

@@ -12,14 +12,10 @@ from typing import Callable
 
 import numpy as np
 
-from .classifier import draw_eta_exact
 from .kernels.counts import fill_counts
-from .kernels.gibbs import gibbs_sweep
-from .kernels.inference import infer_doc_topic
 from .kernels.measures import completion_log_likelihood, log_joint
 from .kernels.rng import make_streams
-
-SAMPLERS = ("gibbs",)
+from .samplers import SAMPLERS, ExactGibbs, Light, make_sampler  # noqa: F401  (re-exported)
 
 
 @dataclass
@@ -98,23 +94,23 @@ class TrainResult:
     trace: list[dict] = field(default_factory=list)
 
 
-def sweep_topics(sampler: str, state: SamplerState, eta: np.ndarray, kappa: np.ndarray,
-                 w: np.ndarray) -> None:
-    """One sweep over every token with the chosen sampler."""
-    if sampler == "gibbs":
-        gibbs_sweep(state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k,
-                    state.alpha, state.beta, state.vbeta, eta, kappa, w, state.streams)
-    else:
-        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
+def sweep_topics(sampler, state: SamplerState, eta: np.ndarray, kappa: np.ndarray, w: np.ndarray,
+                 rng: np.random.Generator | None = None) -> None:
+    """One sweep over every token with ``sampler`` (an object, or a name with default options)."""
+    if isinstance(sampler, str):
+        sampler = make_sampler(sampler)
+    sampler.sweep(state, eta, kappa, w, rng if rng is not None else np.random.default_rng(0))
 
 
 def train(state: SamplerState, supervision: Supervision | None, *, n_iter: int, n_eta_keep: int,
-          rng: np.random.Generator, sampler: str = "gibbs", measure_log_joint: bool = False,
+          rng: np.random.Generator, sampler=None, measure_log_joint: bool = False,
           callback: Callable[[IterationInfo], None] | None = None) -> TrainResult:
     """Run ``n_iter`` iterations: aux for all (d, t); topics for all tokens; eta for all tasks.
 
     Keeps the eta of the last ``n_eta_keep`` iterations. Unsupervised when ``supervision`` is None.
+    ``sampler`` is a sampler object (default: exact Gibbs).
     """
+    sampler = ExactGibbs() if sampler is None else sampler
     n_docs, n_topics = state.n_dk.shape
     no_tasks = np.zeros((0, n_topics)), np.zeros((n_docs, 0)), np.zeros((n_docs, 0))
     kept = []
@@ -124,13 +120,13 @@ def train(state: SamplerState, supervision: Supervision | None, *, n_iter: int, 
     for it in range(n_iter):
         tic = time.perf_counter()
         if supervision is None:
-            sweep_topics(sampler, state, *no_tasks)
+            sampler.sweep(state, *no_tasks, rng)
         else:
             omega = state.zbar() @ supervision.eta.T
             kappa, w = supervision.loss.draw_aux(omega, supervision.targets, rng)
-            sweep_topics(sampler, state, supervision.eta, np.ascontiguousarray(kappa),
-                         np.ascontiguousarray(w))
-            supervision.eta = draw_eta_exact(state.zbar(), kappa, w, supervision.nu, rng)
+            kappa, w = np.ascontiguousarray(kappa), np.ascontiguousarray(w)
+            sampler.sweep(state, supervision.eta, kappa, w, rng)
+            supervision.eta = sampler.draw_eta(state, supervision.eta, kappa, w, supervision.nu, rng)
             if it >= n_iter - n_eta_keep:
                 kept.append(supervision.eta.copy())
         seconds += time.perf_counter() - tic
@@ -146,16 +142,9 @@ def train(state: SamplerState, supervision: Supervision | None, *, n_iter: int, 
     return TrainResult(eta_samples, seconds, trace)
 
 
-def infer(word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.ndarray, alpha: np.ndarray,
-          n_burn: int, n_avg: int, rng: np.random.Generator) -> np.ndarray:
-    """Average doc-topic counts (D, K) of new documents given a fixed phi (SPEC §7)."""
-    out = np.zeros((doc_ptr.size - 1, phi_wk.shape[1]))
-    infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, make_streams(rng, doc_ptr.size - 1), out)
-    return out
-
-
 def completion_perplexity(word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.ndarray,
-                          alpha: np.ndarray, n_burn: int, n_avg: int, rng: np.random.Generator) -> float:
+                          alpha: np.ndarray, n_burn: int, n_avg: int, rng: np.random.Generator,
+                          sampler=None) -> float:
     """Perplexity by document completion: infer theta from a random half of each document's
     tokens, score the other half: exp(-sum log sum_k theta_dk phi_kw / #scored tokens)."""
     lengths = np.diff(doc_ptr)
@@ -167,7 +156,8 @@ def completion_perplexity(word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.
     shuffled = word_ids[order]
     ptr_a = np.concatenate(([0], np.cumsum(first)))
     ptr_b = np.concatenate(([0], np.cumsum(lengths - first)))
-    counts = infer(shuffled[in_first], ptr_a, phi_wk, alpha, n_burn, n_avg, rng)
+    sampler = ExactGibbs() if sampler is None else sampler
+    counts = sampler.infer(shuffled[in_first], ptr_a, phi_wk, alpha, n_burn, n_avg, rng)
     theta = (counts + alpha) / (first + alpha.sum())[:, None]
     total = completion_log_likelihood(shuffled[~in_first], ptr_b, theta, phi_wk)
     return float(np.exp(-total / max(ptr_b[-1], 1)))
@@ -187,9 +177,11 @@ def warm_up() -> float:
     word_ids = np.array([0, 1, 1, 2], np.int32)
     doc_ptr = np.array([0, 2, 4], np.int64)
     state = SamplerState.initialize(word_ids, doc_ptr, 3, 2, np.full(2, 0.5), 0.1, rng)
-    sweep_topics("gibbs", state, np.zeros((0, 2)), np.zeros((2, 0)), np.zeros((2, 0)))
-    sweep_topics("gibbs", state, np.ones((1, 2)), np.ones((2, 1)), np.ones((2, 1)))
+    for sampler in (ExactGibbs(), Light("partial"), Light("collapsed")):
+        sampler.sweep(state, np.zeros((0, 2)), np.zeros((2, 0)), np.zeros((2, 0)), rng)
+        sampler.sweep(state, np.ones((1, 2)), np.ones((2, 1)), np.ones((2, 1)), rng)
+        sampler.draw_eta(state, np.ones((1, 2)), np.ones((2, 1)), np.ones((2, 1)), 1.0, rng)
+        completion_perplexity(word_ids, doc_ptr, np.full((3, 2), 1 / 3), state.alpha, 1, 1, rng, sampler)
     state.log_joint()
-    completion_perplexity(word_ids, doc_ptr, np.full((3, 2), 1 / 3), state.alpha, 1, 1, rng)
     _COMPILE_SECONDS = time.perf_counter() - tic
     return _COMPILE_SECONDS

@@ -1,0 +1,100 @@
+"""Walker/Vose alias tables: O(K) to build, O(1) to draw, and each entry's normalized proposal
+value kept beside the table so a Metropolis-Hastings ratio can read q(k) in O(1)."""
+
+import numpy as np
+from numba import njit
+
+from .rng import next_u64
+
+_LOW_32 = np.uint64(0xFFFFFFFF)
+_SHIFT_32 = np.uint64(32)
+_INV_2_32 = 1.0 / 4294967296.0
+
+
+@njit(cache=True)
+def build_alias(weights, prob, alias, q, small, large):
+    """Fill one table from non-negative ``weights`` (K,): ``q`` = weights / sum, and Vose's
+    ``prob`` / ``alias`` so that a draw returns k with probability q[k]. ``small`` and ``large``
+    are int scratch arrays of size K. All-zero weights give the uniform table."""
+    n = weights.size
+    total = 0.0
+    for k in range(n):
+        total += weights[k]
+    n_small = 0
+    n_large = 0
+    for k in range(n):
+        q[k] = weights[k] / total if total > 0 else 1.0 / n
+        prob[k] = q[k] * n
+        alias[k] = k
+        if prob[k] < 1.0:
+            small[n_small] = k
+            n_small += 1
+        else:
+            large[n_large] = k
+            n_large += 1
+    while n_small > 0 and n_large > 0:
+        n_small -= 1
+        s = small[n_small]
+        n_large -= 1
+        g = large[n_large]
+        alias[s] = g
+        prob[g] = prob[g] + prob[s] - 1.0
+        if prob[g] < 1.0:
+            small[n_small] = g
+            n_small += 1
+        else:
+            large[n_large] = g
+            n_large += 1
+    for j in range(n_large):
+        prob[large[j]] = 1.0
+    for j in range(n_small):
+        prob[small[j]] = 1.0  # only reached through rounding error
+    return total
+
+
+@njit(cache=True, inline="always")
+def draw_alias(state, prob, alias):
+    """(new_state, k) from one 64-bit draw: the high 32 bits pick the slot, the low 32 decide
+    between the slot and its alias."""
+    state, r = next_u64(state)
+    n = prob.size
+    slot = np.int64(((r >> _SHIFT_32) * np.uint64(n)) >> _SHIFT_32)
+    u = np.float64(r & _LOW_32) * _INV_2_32
+    if u < prob[slot]:
+        return state, slot
+    return state, np.int64(alias[slot])
+
+
+@njit(cache=True)
+def build_alias_rows(weights, prob, alias, q):
+    """One table per row of ``weights`` (R, K) into prob, alias, q of the same shape."""
+    n = weights.shape[1]
+    small = np.empty(n, np.int64)
+    large = np.empty(n, np.int64)
+    for r in range(weights.shape[0]):
+        build_alias(weights[r], prob[r], alias[r], q[r], small, large)
+
+
+@njit(cache=True)
+def build_word_tables_from_counts(n_wk, n_k, beta, vbeta, prob, alias, q):
+    """Per-word tables of (n_kw + beta) / (n_k + Vbeta) from the counts of this moment (frozen)."""
+    n_topics = n_wk.shape[1]
+    small = np.empty(n_topics, np.int64)
+    large = np.empty(n_topics, np.int64)
+    weights = np.empty(n_topics)
+    inv = np.empty(n_topics)
+    for k in range(n_topics):
+        inv[k] = 1.0 / (n_k[k] + vbeta)
+    for v in range(n_wk.shape[0]):
+        for k in range(n_topics):
+            weights[k] = (n_wk[v, k] + beta) * inv[k]
+        build_alias(weights, prob[v], alias[v], q[v], small, large)
+
+
+@njit(cache=True)
+def alias_draws(prob, alias, n, state):
+    """``n`` draws from one table (test helper: compared with q by a chi-square test)."""
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        state, out[i] = draw_alias(state, prob, alias)
+    return out
