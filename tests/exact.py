@@ -33,6 +33,13 @@ def lda_log_joint(docs: list[list[int]], z: tuple, n_topics: int, n_words: int, 
     return float(total)
 
 
+def token_arrays(docs: list[list[int]]):
+    """(word_ids int32, doc_ptr int64) of a list of documents of word ids."""
+    word_ids = np.array([v for doc in docs for v in doc], np.int32)
+    doc_ptr = np.concatenate(([0], np.cumsum([len(d) for d in docs]))).astype(np.int64)
+    return word_ids, doc_ptr
+
+
 def zbar_of(docs: list[list[int]], z: tuple, n_topics: int) -> np.ndarray:
     out = np.zeros((len(docs), n_topics))
     i = 0

@@ -10,14 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy import stats
-from scipy.special import gammaln
 
 from exact import (FALSE_ALARM, all_states, chi_square_pvalue, lda_log_joint, normalize_log,
-                   state_index, zbar_of)
+                   state_index, token_arrays, zbar_of)
 from medlda.classifier import draw_eta_exact
-from medlda.kernels.inference import infer_doc_topic
 from medlda.kernels.measures import log_joint
-from medlda.kernels.rng import make_streams
 from medlda.losses import HingeLoss
 from medlda.training import SamplerState, Supervision, sweep_topics, train
 
@@ -26,15 +23,9 @@ V, K = 3, 2
 ALPHA, BETA = 0.5, 0.3
 
 
-def _arrays(docs):
-    word_ids = np.array([v for doc in docs for v in doc], np.int32)
-    doc_ptr = np.concatenate(([0], np.cumsum([len(d) for d in docs]))).astype(np.int64)
-    return word_ids, doc_ptr
-
-
 def _final_states(n_chains: int, n_sweeps: int, seed: int, step) -> np.ndarray:
     """Histogram of the final assignment of independent chains; ``step(state)`` is one sweep."""
-    word_ids, doc_ptr = _arrays(DOCS)
+    word_ids, doc_ptr = token_arrays(DOCS)
     rng = np.random.default_rng(seed)
     hist = np.zeros(K ** word_ids.size)
     for _ in range(n_chains):
@@ -50,7 +41,7 @@ def _lda_posterior(alpha=ALPHA, beta=BETA) -> np.ndarray:
 
 
 def test_log_joint_kernel_matches_textbook_formula():
-    word_ids, doc_ptr = _arrays(DOCS)
+    word_ids, doc_ptr = token_arrays(DOCS)
     rng = np.random.default_rng(1)
     for _ in range(5):
         state = SamplerState.initialize(word_ids, doc_ptr, V, K, np.full(K, ALPHA), BETA, rng)
@@ -138,7 +129,7 @@ def test_hinge_gibbs_chain_matches_marginal_posterior_over_z():
         sup = step.sup
         train(state, sup, n_iter=1, n_eta_keep=0, rng=rng)
 
-    word_ids, doc_ptr = _arrays(DOCS)
+    word_ids, doc_ptr = token_arrays(DOCS)
     rng = np.random.default_rng(3)
     hist = np.zeros(K ** 5)
     for _ in range(3000):
@@ -148,48 +139,3 @@ def test_hinge_gibbs_chain_matches_marginal_posterior_over_z():
         hist[state_index(state.z, K)] += 1
     assert chi_square_pvalue(hist, _hinge_marginal_posterior(c, margin, sigma2, y)) > FALSE_ALARM
     assert chi_square_pvalue(hist, _hinge_marginal_posterior(c * 3, margin, sigma2, y)) < FALSE_ALARM
-
-
-def test_inference_matches_enumerated_posterior_of_new_document():
-    """SPEC §7: p(z) ~ prod_i phi_{z_i w_i} * DirMult(z; alpha) for one new document."""
-    phi_wk = np.array([[0.6, 0.1], [0.3, 0.2], [0.1, 0.7]])
-    alpha = np.array([0.4, 0.9])
-    doc = [0, 2, 1, 2]
-    n_copies = 4000
-    word_ids = np.array(doc * n_copies, np.int32)
-    doc_ptr = np.arange(0, len(doc) * n_copies + 1, len(doc), dtype=np.int64)
-    out = np.zeros((n_copies, 2))
-    infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, 10, 1, make_streams(np.random.default_rng(4), n_copies), out)
-
-    def posterior(phi):
-        probs = np.zeros(len(doc) + 1)  # over n_0 = number of tokens in topic 0
-        for z in all_states(len(doc), 2):
-            n = np.bincount(z, minlength=2)
-            lp = sum(np.log(phi[v, k]) for v, k in zip(doc, z))
-            lp += np.sum(gammaln(n + alpha) - gammaln(alpha))
-            probs[n[0]] += np.exp(lp)
-        return probs / probs.sum()
-
-    hist = np.bincount(out[:, 0].astype(int), minlength=len(doc) + 1)
-    assert chi_square_pvalue(hist, posterior(phi_wk)) > FALSE_ALARM
-    assert chi_square_pvalue(hist, posterior(phi_wk[:, ::-1])) < FALSE_ALARM
-
-
-def test_counts_stay_consistent_after_sweeps():
-    rng = np.random.default_rng(5)
-    word_ids = rng.integers(0, 30, size=2000).astype(np.int32)
-    doc_ptr = np.arange(0, 2001, 50, dtype=np.int64)
-    state = SamplerState.initialize(word_ids, doc_ptr, 30, 7, np.full(7, 0.1), 0.01, rng)
-    eta = rng.normal(size=(3, 7))
-    kappa, w = rng.normal(size=(40, 3)), rng.gamma(1.0, size=(40, 3))
-    for _ in range(3):
-        sweep_topics("gibbs", state, eta, kappa, w)
-    doc_of = np.repeat(np.arange(40), 50)
-    n_dk = np.zeros((40, 7), int)
-    np.add.at(n_dk, (doc_of, state.z), 1)
-    n_wk = np.zeros((30, 7), int)
-    np.add.at(n_wk, (word_ids, state.z), 1)
-    assert np.array_equal(n_dk, state.n_dk)
-    assert np.array_equal(n_wk, state.n_wk)
-    assert np.array_equal(n_wk.sum(0), state.n_k)
-    assert state.z.min() >= 0 and state.z.max() < 7

@@ -10,7 +10,7 @@ from scipy import stats
 from scipy.special import gammaln
 
 from exact import (FALSE_ALARM, all_states, chi_square_pvalue, lda_log_joint, normalize_log,
-                   state_index, zbar_of)
+                   state_index, token_arrays, zbar_of)
 from medlda.classifier import draw_eta_exact
 from medlda.kernels.alias import alias_draws, build_alias_rows
 from medlda.kernels.eta import coordinate_eta_sweeps
@@ -26,14 +26,8 @@ W = np.array([[0.8, 0.3], [1.2, 0.5]])
 NO_TASKS = (np.zeros((0, K)), np.zeros((2, 0)), np.zeros((2, 0)))
 
 
-def _arrays(docs):
-    word_ids = np.array([v for doc in docs for v in doc], np.int32)
-    doc_ptr = np.concatenate(([0], np.cumsum([len(d) for d in docs]))).astype(np.int64)
-    return word_ids, doc_ptr
-
-
 def _final_states(sampler, supervised: bool, n_chains=2000, n_sweeps=12, seed=0, docs=DOCS):
-    word_ids, doc_ptr = _arrays(docs)
+    word_ids, doc_ptr = token_arrays(docs)
     rng = np.random.default_rng(seed)
     hist = np.zeros(K ** word_ids.size)
     args = (ETA, KAPPA, W) if supervised else NO_TASKS
@@ -158,15 +152,15 @@ def test_light_and_exact_inference_match_enumerated_posterior(sampler):
     assert chi_square_pvalue(hist, posterior(phi_wk[:, ::-1])) < FALSE_ALARM
 
 
-@pytest.mark.parametrize("variant", ["partial", "collapsed"])
-def test_light_counts_stay_consistent(variant):
+@pytest.mark.parametrize("sampler", [ExactGibbs(), Light("partial"), Light("collapsed")],
+                         ids=["gibbs", "light-partial", "light-collapsed"])
+def test_counts_stay_consistent_after_sweeps(sampler):
     rng = np.random.default_rng(5)
     word_ids = rng.integers(0, 30, size=2000).astype(np.int32)
     doc_ptr = np.arange(0, 2001, 50, dtype=np.int64)
     state = SamplerState.initialize(word_ids, doc_ptr, 30, 7, np.full(7, 0.1), 0.01, rng)
     eta = rng.normal(size=(3, 7))
     kappa, w = rng.normal(size=(40, 3)), rng.gamma(1.0, size=(40, 3))
-    sampler = Light(variant)
     before = state.z.copy()
     for _ in range(3):
         sampler.sweep(state, eta, kappa, w, rng)

@@ -15,7 +15,7 @@ import numpy as np
 from .kernels.counts import fill_counts
 from .kernels.measures import completion_log_likelihood, log_joint
 from .kernels.rng import make_streams
-from .samplers import SAMPLERS, ExactGibbs, Light, make_sampler  # noqa: F401  (re-exported)
+from .samplers import ExactGibbs, Light, make_sampler
 
 
 @dataclass

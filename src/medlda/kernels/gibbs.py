@@ -6,7 +6,8 @@ O(K * (1 + T)) per token. This is the reference every faster sampler is tested a
 import numpy as np
 from numba import njit
 
-from .rng import DOCS_PER_STREAM, next_uniform
+from .common import doc_task_terms, draw_from_cdf
+from .rng import DOCS_PER_STREAM
 
 
 @njit(cache=True)
@@ -29,13 +30,7 @@ def gibbs_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, vbeta, eta, 
         s = d // DOCS_PER_STREAM
         state = streams[s]
         length = end - start
-        for t in range(n_tasks):
-            acc = 0.0
-            for k in range(n_topics):
-                acc += eta[t, k] * n_dk[d, k]
-            m[t] = acc
-            a[t] = kappa[d, t] / length
-            b[t] = w[d, t] / (2.0 * length * length)
+        doc_task_terms(eta, n_dk, d, kappa, w, length, m, a, b)
         for i in range(start, end):
             v = word_ids[i]
             old = z[i]
@@ -61,11 +56,7 @@ def gibbs_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, vbeta, eta, 
                     p *= g[k]
                 total += p
                 cdf[k] = total
-            state, u = next_uniform(state)
-            u *= total
-            new = 0
-            while new < n_topics - 1 and cdf[new] <= u:
-                new += 1
+            state, new = draw_from_cdf(state, cdf, n_topics)
             z[i] = new
             n_dk[d, new] += 1
             n_wk[v, new] += 1

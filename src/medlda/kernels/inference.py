@@ -3,7 +3,8 @@
 import numpy as np
 from numba import njit
 
-from .rng import DOCS_PER_STREAM, next_below, next_uniform
+from .common import add_average, draw_from_cdf
+from .rng import DOCS_PER_STREAM, next_below
 
 
 @njit(cache=True)
@@ -40,16 +41,11 @@ def infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, streams, ou
                 for k in range(n_topics):
                     total += phi_wk[v, k] * (counts[k] + alpha[k])
                     cdf[k] = total
-                state, u = next_uniform(state)
-                u *= total
-                new = 0
-                while new < n_topics - 1 and cdf[new] <= u:
-                    new += 1
+                state, new = draw_from_cdf(state, cdf, n_topics)
                 z[i] = new
                 counts[new] += 1
             if sweep >= n_burn:
-                for k in range(n_topics):
-                    out[d, k] += counts[k]
+                add_average(out, d, counts, n_topics)
         for k in range(n_topics):
             out[d, k] /= n_avg
         streams[s] = state

@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit
 
 from .alias import build_alias, draw_alias
+from .common import add_average, doc_task_terms
 from .rng import DOCS_PER_STREAM, next_below, next_uniform
 
 MIXTURE, CYCLE, DOC, WORD, EXP = 0, 1, 2, 3, 4
@@ -60,13 +61,7 @@ def light_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_
             continue
         s_idx = d // DOCS_PER_STREAM
         state = streams[s_idx]
-        for t in range(n_tasks):
-            acc = 0.0
-            for k in range(n_topics):
-                acc += eta[t, k] * n_dk[d, k]
-            m[t] = acc
-            a[t] = kappa[d, t] / length
-            b[t] = w[d, t] / (2.0 * length * length)
+        doc_task_terms(eta, n_dk, d, kappa, w, length, m, a, b)
         if n_tasks > 0:
             # exp table: from the m_dt of this moment (collapsed, stale later) or from 0 (exact)
             gmax = -np.inf
@@ -196,8 +191,7 @@ def light_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, alpha_prob, alpha_al
                         z[i] = s
                 counts[s] += 1
             if sweep >= n_burn:
-                for k in range(n_topics):
-                    out[d, k] += counts[k]
+                add_average(out, d, counts, n_topics)
         for k in range(n_topics):
             out[d, k] /= n_avg
         streams[s_idx] = state
