@@ -100,6 +100,11 @@ def test_pipeline_clone_and_cross_validation():
     est = MedLDAClassifier(5, c=2.0)
     twin = clone(est)
     assert twin.get_params() == est.get_params() and twin is not est
+    fitted = pipe.fit(texts, labels)
+    words = fitted[-1].top_words(3, vocabulary=fitted[0].get_feature_names_out())
+    assert {w for topic in words for w in topic} <= set(fitted[0].get_feature_names_out())
+    with pytest.raises(ValueError, match="vocabulary has 2 words"):
+        fitted[-1].top_words(3, vocabulary=["a", "b"])
     lda = make_pipeline(CountVectorizer(), LDA(2, n_iter=10, random_state=0)).fit(texts)
     theta = lda.transform(texts)
     assert theta.shape == (30, 2) and np.allclose(theta.sum(1), 1)

@@ -130,10 +130,14 @@ class _TopicModel(BaseEstimator):
         zbar[lengths == 0] = 1.0 / self.n_topics
         return zbar
 
-    def top_words(self, n: int = 10) -> list[list[str]]:
-        """The ``n`` most probable words of each topic (word ids as text without a vocabulary)."""
+    def top_words(self, n: int = 10, vocabulary=None) -> list[list[str]]:
+        """The ``n`` most probable words of each topic. Words come from ``vocabulary`` (e.g. a
+        pipeline's ``CountVectorizer().get_feature_names_out()``), else from the fitted Corpus,
+        else word ids are given as text."""
         check_is_fitted(self, "topic_word_counts_")
-        vocab = self.vocabulary_
+        vocab = self.vocabulary_ if vocabulary is None else np.asarray(vocabulary, dtype=str)
+        if vocab is not None and vocab.size != self.n_features_in_:
+            raise ValueError(f"vocabulary has {vocab.size} words, the model {self.n_features_in_}")
         if vocab is None:
             vocab = np.array([str(v) for v in range(self.n_features_in_)])
         order = np.argsort(-self.topic_word_counts_, axis=1, kind="stable")[:, :n]
