@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from files import make_tar
 from medlda import datasets
 from medlda.datasets import NEWS20_ARCHIVE, load_20newsgroups
 from medlda.readers import read_corpus
@@ -28,13 +29,7 @@ MESSAGES = {
 
 
 def tiny_archive(path: Path) -> Path:
-    with tarfile.open(path, "w:gz") as tar:
-        for name, text in MESSAGES.items():
-            data = text.encode("latin-1")
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return path
+    return make_tar(path, MESSAGES)
 
 
 @pytest.fixture

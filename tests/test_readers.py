@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import pickle
 import re
 import tarfile
 from collections import Counter
 from pathlib import Path
+
+from files import make_tar
 
 import numpy as np
 import pytest
@@ -261,16 +262,6 @@ def make_folder(root: Path, files: dict[str, str]) -> Path:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_bytes(text.encode("latin-1"))
     return root
-
-
-def make_tar(path: Path, files: dict[str, str]) -> Path:
-    with tarfile.open(path, "w:gz") as tar:
-        for name, text in files.items():
-            data = text.encode("latin-1")
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return path
 
 
 def test_read_text_folder_sorted_by_label_then_name(tmp_path):

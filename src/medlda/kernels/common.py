@@ -31,6 +31,25 @@ def doc_task_terms(eta, n_dk, d, kappa, w, length, m, a, b):
 
 
 @njit(cache=True, inline="always")
+def topic_g(eta, a, b, m, k):
+    """G_d(k) of SPEC (3) given m = m_d^{-di}: sum_t eta_tk (a_t - b_t (eta_tk + 2 m_t))."""
+    total = 0.0
+    for t in range(eta.shape[0]):
+        e = eta[t, k]
+        total += e * (a[t] - b[t] * (e + 2.0 * m[t]))
+    return total
+
+
+@njit(cache=True)
+def max_doc_length(doc_ptr):
+    """The largest N_d, to size per-document scratch buffers once."""
+    longest = 0
+    for d in range(doc_ptr.size - 1):
+        longest = max(longest, doc_ptr[d + 1] - doc_ptr[d])
+    return longest
+
+
+@njit(cache=True, inline="always")
 def add_average(out, d, counts, n_topics):
     """out[d] += counts (the sweeps averaged by inference)."""
     for k in range(n_topics):

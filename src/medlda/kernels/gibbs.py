@@ -6,7 +6,7 @@ O(K * (1 + T)) per token. This is the reference every faster sampler is tested a
 import numpy as np
 from numba import njit
 
-from .common import doc_task_terms, draw_from_cdf
+from .common import doc_task_terms, draw_from_cdf, topic_g
 from .rng import DOCS_PER_STREAM
 
 
@@ -37,13 +37,12 @@ def gibbs_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, vbeta, eta, 
             n_dk[d, old] -= 1
             n_wk[v, old] -= 1
             n_k[old] -= 1
+            for t in range(n_tasks):
+                m[t] -= eta[t, old]
             if n_tasks > 0:
                 gmax = -np.inf
                 for k in range(n_topics):
-                    gk = 0.0
-                    for t in range(n_tasks):
-                        e = eta[t, k]
-                        gk += e * (a[t] - b[t] * (e + 2.0 * (m[t] - eta[t, old])))
+                    gk = topic_g(eta, a, b, m, k)
                     g[k] = gk
                     if gk > gmax:
                         gmax = gk
@@ -61,7 +60,6 @@ def gibbs_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, vbeta, eta, 
             n_dk[d, new] += 1
             n_wk[v, new] += 1
             n_k[new] += 1
-            if new != old:
-                for t in range(n_tasks):
-                    m[t] += eta[t, new] - eta[t, old]
+            for t in range(n_tasks):
+                m[t] += eta[t, new]
         streams[s] = state

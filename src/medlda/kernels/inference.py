@@ -3,7 +3,7 @@
 import numpy as np
 from numba import njit
 
-from .common import add_average, draw_from_cdf
+from .common import add_average, draw_from_cdf, max_doc_length
 from .rng import DOCS_PER_STREAM, next_below
 
 
@@ -16,10 +16,7 @@ def infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, streams, ou
     """
     n_topics = phi_wk.shape[1]
     cdf = np.empty(n_topics)
-    max_len = 0
-    for d in range(doc_ptr.size - 1):
-        max_len = max(max_len, doc_ptr[d + 1] - doc_ptr[d])
-    z = np.empty(max_len, dtype=np.int32)
+    z = np.empty(max_doc_length(doc_ptr), dtype=np.int32)
     counts = np.zeros(n_topics, dtype=np.int64)
     for d in range(doc_ptr.size - 1):
         start, end = doc_ptr[d], doc_ptr[d + 1]

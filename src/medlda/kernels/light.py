@@ -11,21 +11,11 @@ import numpy as np
 from numba import njit
 
 from .alias import build_alias, draw_alias
-from .common import add_average, doc_task_terms
+from .common import add_average, doc_task_terms, max_doc_length, topic_g
 from .rng import DOCS_PER_STREAM, next_below, next_uniform
 
 MIXTURE, CYCLE, DOC, WORD, EXP = 0, 1, 2, 3, 4
 PROPOSAL_MODES = {"mixture": MIXTURE, "cycle": CYCLE, "doc": DOC, "word": WORD, "exp": EXP}
-
-
-@njit(cache=True, inline="always")
-def _g(eta, a, b, m, k):
-    """G_d(k) of SPEC (3) given m = m_d^{-di}: sum_t eta_tk (a_t - b_t (eta_tk + 2 m_t))."""
-    total = 0.0
-    for t in range(eta.shape[0]):
-        e = eta[t, k]
-        total += e * (a[t] - b[t] * (e + 2.0 * m[t]))
-    return total
 
 
 @njit(cache=True)
@@ -42,6 +32,7 @@ def light_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_
     for k in range(n_topics):
         alpha_sum += alpha[k]
     m = np.zeros(n_tasks)
+    m_zero = np.zeros(n_tasks)  # the exact variant's Z-free stand-in for m_dt
     a = np.zeros(n_tasks)
     b = np.zeros(n_tasks)
     exp_w = np.empty(n_topics)
@@ -66,11 +57,7 @@ def light_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_
             # exp table: from the m_dt of this moment (collapsed, stale later) or from 0 (exact)
             gmax = -np.inf
             for k in range(n_topics):
-                gk = 0.0
-                for t in range(n_tasks):
-                    e = eta[t, k]
-                    stand_in = 0.0 if exact else m[t]
-                    gk += e * (a[t] - b[t] * (e + 2.0 * stand_in))
+                gk = topic_g(eta, a, b, m_zero if exact else m, k)
                 exp_w[k] = gk
                 gmax = max(gmax, gk)
             for k in range(n_topics):
@@ -84,7 +71,7 @@ def light_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_
             n_k[s] -= 1
             for t in range(n_tasks):
                 m[t] -= eta[t, s]
-            g_s = _g(eta, a, b, m, s) if n_tasks > 0 else 0.0
+            g_s = topic_g(eta, a, b, m, s) if n_tasks > 0 else 0.0
             f_s = phi_wk[v, s] if exact else (n_wk[v, s] + beta) / (n_k[s] + vbeta)
             for step in range(n_mh):
                 if mode == MIXTURE:
@@ -107,7 +94,7 @@ def light_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_
                     state, t_new = draw_alias(state, exp_prob, exp_alias)
                 if t_new == s:
                     continue
-                g_t = _g(eta, a, b, m, t_new) if n_tasks > 0 else 0.0
+                g_t = topic_g(eta, a, b, m, t_new) if n_tasks > 0 else 0.0
                 f_t = phi_wk[v, t_new] if exact else (n_wk[v, t_new] + beta) / (n_k[t_new] + vbeta)
                 # target ratio without the doc factor, which the doc proposal cancels exactly
                 num = f_t
@@ -146,10 +133,7 @@ def light_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, alpha_prob, alpha_al
     alpha_sum = 0.0
     for k in range(n_topics):
         alpha_sum += alpha[k]
-    max_len = 0
-    for d in range(doc_ptr.size - 1):
-        max_len = max(max_len, doc_ptr[d + 1] - doc_ptr[d])
-    z = np.empty(max_len, dtype=np.int64)
+    z = np.empty(max_doc_length(doc_ptr), dtype=np.int64)
     counts = np.zeros(n_topics, dtype=np.int64)
     for d in range(doc_ptr.size - 1):
         start, end = doc_ptr[d], doc_ptr[d + 1]
