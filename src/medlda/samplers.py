@@ -68,12 +68,15 @@ class Light:
         build_alias_rows(alpha[None, :], prob, alias, q)
         return prob[0], alias[0]
 
-    def sweep(self, state, eta, kappa, w, rng) -> None:
+    def sweep(self, state, eta, kappa, w, rng, phi_wk: np.ndarray | None = None) -> None:
+        """One sweep over every token. The partial variant draws phi from ``state.n_wk`` unless
+        ``phi_wk`` (V, K) is given (a distributed driver draws it once from the global counts)."""
         n_words, n_topics = state.n_wk.shape
         prob, alias, q = self._word_tables(n_words, n_topics)
         exact = self.variant == "partial"
         if exact:
-            phi_wk = draw_phi_wk(state.n_wk, state.beta, rng)
+            if phi_wk is None:
+                phi_wk = draw_phi_wk(state.n_wk, state.beta, rng)
             build_alias_rows(phi_wk, prob, alias, q)
         else:
             phi_wk = np.empty((0, 0))
