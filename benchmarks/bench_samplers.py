@@ -1,12 +1,17 @@
 """Sampler speed and accuracy on 20 Newsgroups, printed as JSON (SPEC §9 measures).
 
 - supervised: binary alt.atheism vs talk.religion.misc, MedLDAClassifier, test accuracy;
-- unsupervised: LDA on the full training set, seconds per iteration as K grows.
+- unsupervised: LDA on the full training set, seconds per iteration as K grows, and the log
+  joint after each iteration (measured outside the timed sampling) to compare how fast each
+  sampler climbs per second;
+- sensitivity (KDD paper): binary task at one K with light, varying the proposal composition,
+  n_mh and n_gibbs.
 For each K and sampler (gibbs, light partially collapsed, light collapsed): seconds per
 iteration, tokens/s (training tokens x iterations / sampling seconds), JIT compile time apart,
 and the ratios of interest measured in this one run.
 
-    python benchmarks/bench_samplers.py --ks 20,100,400 --iters 20 --lda-iters 5 > bench.json
+    python benchmarks/bench_samplers.py > bench.json          # everything (about an hour)
+    python benchmarks/bench_samplers.py --ks 20,100,400 --iters 20 --lda-iters 5 --skip-sensitivity
 """
 
 from __future__ import annotations
@@ -30,30 +35,53 @@ SAMPLERS = {"gibbs": dict(sampler="gibbs"),
 BINARY = ["alt.atheism", "talk.religion.misc"]
 
 
-def supervised_runs(archive: Path, ks: list[int], n_iter: int, seed: int) -> list[dict]:
+def binary_task(archive: Path):
     train = read_corpus(archive, subset="train", categories=BINARY)
     test = read_corpus(archive, subset="test", categories=BINARY, vocabulary=train.vocabulary)
-    y, y_test = train.single_labels(), test.single_labels()
+    return train, train.single_labels(), test, test.single_labels()
+
+
+def _binary_run(data, k: int, n_iter: int, seed: int, options: dict) -> dict:
+    train, y, test, y_test = data
+    model = MedLDAClassifier(k, n_iter=n_iter, random_state=seed, **options).fit(train, y)
+    tic = time.perf_counter()
+    accuracy = float(model.score(test, y_test))
+    return {"stats": model.fit_stats_, "accuracy": accuracy, "predict_seconds": time.perf_counter() - tic,
+            "train_accuracy": model.train_accuracy_}
+
+
+def supervised_runs(data, ks: list[int], n_iter: int, seed: int, samplers: list[str]) -> list[dict]:
     rows = []
     for k in ks:
-        for name, options in SAMPLERS.items():
-            model = MedLDAClassifier(k, n_iter=n_iter, random_state=seed, **options).fit(train, y)
-            tic = time.perf_counter()
-            accuracy = float(model.score(test, y_test))
-            rows.append(_row("binary", name, k, n_iter, model.fit_stats_, accuracy=accuracy,
-                             predict_seconds=time.perf_counter() - tic))
+        for name in samplers:
+            run = _binary_run(data, k, n_iter, seed, SAMPLERS[name])
+            rows.append(_row("binary", name, k, n_iter, run.pop("stats"), **run))
             print(json.dumps(rows[-1]), file=sys.stderr)
     return rows
 
 
-def unsupervised_runs(archive: Path, ks: list[int], n_iter: int, seed: int) -> list[dict]:
+def unsupervised_runs(archive: Path, ks: list[int], n_iter: int, seed: int, samplers: list[str]) -> list[dict]:
     train = read_corpus(archive, subset="train")
     rows = []
     for k in ks:
-        for name, options in SAMPLERS.items():
-            model = LDA(k, n_iter=n_iter, random_state=seed, **options).fit(train)
-            rows.append(_row("lda-full", name, k, n_iter, model.fit_stats_, log_joint=model.log_joint_))
-            print(json.dumps(rows[-1]), file=sys.stderr)
+        for name in samplers:
+            model = LDA(k, n_iter=n_iter, random_state=seed, trace=True, **SAMPLERS[name]).fit(train)
+            climb = [[round(t["seconds"], 3), t["log_joint"]] for t in model.trace_]
+            rows.append(_row("lda-full", name, k, n_iter, model.fit_stats_, log_joint=model.log_joint_,
+                             seconds_log_joint=climb))
+            print(json.dumps({k: v for k, v in rows[-1].items() if k != "seconds_log_joint"}), file=sys.stderr)
+    return rows
+
+
+def sensitivity_runs(data, k: int, n_iter: int, seed: int, variant: str) -> list[dict]:
+    """The KDD paper's study: one knob at a time away from the defaults (mixture, 6, 2)."""
+    settings = ([{"proposal": p} for p in ("mixture", "cycle", "doc", "word", "exp")]
+                + [{"n_mh": n} for n in (1, 2, 4, 8)] + [{"n_gibbs": n} for n in (1, 4, 8)])
+    rows = []
+    for setting in settings:
+        run = _binary_run(data, k, n_iter, seed, {"sampler": "light", "light_variant": variant, **setting})
+        rows.append(_row("sensitivity", f"light-{variant}", k, n_iter, run.pop("stats"), **setting, **run))
+        print(json.dumps(rows[-1]), file=sys.stderr)
     return rows
 
 
@@ -74,9 +102,12 @@ def ratios(rows: list[dict]) -> dict:
                 if ("gibbs", k) in table and (name, k) in table:
                     out[f"{task}/{name}/speedup_vs_gibbs/K={k}"] = (
                         table[("gibbs", k)]["seconds_per_iter"] / table[(name, k)]["seconds_per_iter"])
+            pairs = [(1000, 100)] if (name, 1000) in table and (name, 100) in table else []
             if len(ks) > 1:
-                out[f"{task}/{name}/seconds_ratio_K={ks[-1]}_vs_K={ks[0]}"] = (
-                    table[(name, ks[-1])]["seconds_per_iter"] / table[(name, ks[0])]["seconds_per_iter"])
+                pairs.append((ks[-1], ks[0]))
+            for high, low in dict.fromkeys(pairs):
+                out[f"{task}/{name}/seconds_ratio_K={high}_vs_K={low}"] = (
+                    table[(name, high)]["seconds_per_iter"] / table[(name, low)]["seconds_per_iter"])
     return out
 
 
@@ -87,15 +118,27 @@ def main() -> None:
     p.add_argument("--iters", type=int, default=50, help="iterations of the supervised runs")
     p.add_argument("--lda-iters", type=int, default=5, help="iterations of the unsupervised runs")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--samplers", default=",".join(SAMPLERS), help="subset of " + ",".join(SAMPLERS))
+    p.add_argument("--skip-binary", action="store_true")
     p.add_argument("--skip-lda", action="store_true")
+    p.add_argument("--skip-sensitivity", action="store_true")
+    p.add_argument("--sensitivity-k", type=int, default=100)
+    p.add_argument("--sensitivity-variant", default="collapsed", choices=["collapsed", "partial"])
     args = p.parse_args()
     if not args.data.is_file():
         sys.exit(f"20 Newsgroups archive not found at {args.data}; pass --data")
     ks = [int(k) for k in args.ks.split(",")]
+    samplers = [s for s in args.samplers.split(",") if s]
+    unknown = set(samplers) - set(SAMPLERS)
+    if unknown:
+        sys.exit(f"unknown samplers {sorted(unknown)}; choose from {list(SAMPLERS)}")
     compile_seconds = warm_up()
-    rows = supervised_runs(args.data, ks, args.iters, args.seed)
+    data = binary_task(args.data)
+    rows = [] if args.skip_binary else supervised_runs(data, ks, args.iters, args.seed, samplers)
     if not args.skip_lda:
-        rows += unsupervised_runs(args.data, ks, args.lda_iters, args.seed)
+        rows += unsupervised_runs(args.data, ks, args.lda_iters, args.seed, samplers)
+    if not args.skip_sensitivity:
+        rows += sensitivity_runs(data, args.sensitivity_k, args.iters, args.seed, args.sensitivity_variant)
     print(json.dumps({"compile_seconds": compile_seconds, "runs": rows, "ratios": ratios(rows)}, indent=1))
 
 

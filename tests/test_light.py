@@ -80,14 +80,25 @@ def _tv(p, q) -> float:
     return 0.5 * float(np.abs(p - q).sum())
 
 
-@pytest.mark.slow
 def test_collapsed_light_bias_is_small_and_measured():
-    """The papers' collapsed light sampler is not exactly stationary (frozen tables include the
-    moving token); on the tiny corpus its deviation is measured: small, but reported honestly."""
-    hist = _final_states(Light("collapsed", "mixture", n_mh=4), True, n_chains=4000, seed=11)
-    tv = _tv(hist / hist.sum(), _posterior(True))
-    assert tv < 0.1, tv  # a broken sampler is far off (the wrong-alpha posterior is at > 0.1)
-    assert _tv(_posterior(True), _posterior(True, alpha=0.2)) > 0.1
+    """The papers' collapsed light sampler is not exactly stationary (its frozen word table counts
+    the moving token itself); its deviation is small and measured. From one long chain: the
+    distribution of doc 0's three assignments against the enumerated posterior. Measured TV: 0.02
+    for the collapsed sampler, 0.008 for the exact partial one (noise floor), 0.07 with the word
+    ratio's stored q dropped (benchmarks/bench_collapsed_bias.py tracks it against corpus size)."""
+    word_ids, doc_ptr = token_arrays(DOCS)
+    exact = np.zeros(8)
+    for z, p in zip(all_states(5, K), _posterior(True)):
+        exact[z[0] * 4 + z[1] * 2 + z[2]] += p
+    for sampler, bound in ((Light("collapsed", n_mh=4), 0.045), (Light("partial", n_mh=4), 0.025)):
+        rng = np.random.default_rng(21)
+        state = SamplerState.initialize(word_ids, doc_ptr, V, K, np.full(K, ALPHA), BETA, rng)
+        hist = np.zeros(8)
+        for sweep in range(21000):
+            sampler.sweep(state, ETA, KAPPA, W, rng)
+            if sweep >= 1000:
+                hist[state.z[0] * 4 + state.z[1] * 2 + state.z[2]] += 1
+        assert _tv(hist / hist.sum(), exact) < bound, sampler.variant
 
 
 def test_coordinate_gibbs_eta_leaves_gaussian_invariant_and_converges():
@@ -172,3 +183,143 @@ def test_counts_stay_consistent_after_sweeps(sampler):
     np.add.at(n_wk, (word_ids, state.z), 1)
     assert np.array_equal(n_dk, state.n_dk) and np.array_equal(n_wk, state.n_wk)
     assert np.array_equal(n_wk.sum(0), state.n_k)
+
+
+def test_hashed_word_counts_survive_many_sweeps_with_probing():
+    """Many topics and few tokens per word force linear probing, insertions of new topics and
+    compaction every sweep; the hash, dense n_wk and the assignments must always agree."""
+    from medlda.kernels.word_hash import CUR, EMPTY, to_dense
+
+    rng = np.random.default_rng(8)
+    n_words, n_topics = 200, 50
+    word_ids = rng.integers(0, n_words, size=3000).astype(np.int32)
+    doc_ptr = np.arange(0, 3001, 30, dtype=np.int64)
+    state = SamplerState.initialize(word_ids, doc_ptr, n_words, n_topics, np.full(n_topics, 0.5), 0.01, rng)
+    sampler = Light("collapsed")
+    eta = rng.normal(size=(2, n_topics))
+    kappa, w = rng.normal(size=(100, 2)), rng.gamma(1.0, size=(100, 2))
+    for sweep in range(8):
+        sampler.sweep(state, eta, kappa, w, rng)
+        offsets, slots = sampler._hash[0], sampler._hash[1]
+        dense = np.zeros_like(state.n_wk)
+        to_dense(offsets, slots, dense)
+        assert np.array_equal(dense, state.n_wk), sweep
+        n_wk = np.zeros((n_words, n_topics), int)
+        np.add.at(n_wk, (word_ids, state.z), 1)
+        assert np.array_equal(n_wk, state.n_wk)
+        keys = slots[0::3]
+        assert np.all((keys == EMPTY) | (slots[CUR::3] >= 0))
+    # the state was changed outside the sampler: it must notice (n_k changed) and reload
+    state.z[:] = 0
+    state.refresh_counts()
+    sampler.sweep(state, eta, kappa, w, rng)
+    n_wk = np.zeros((n_words, n_topics), int)
+    np.add.at(n_wk, (word_ids, state.z), 1)
+    assert np.array_equal(n_wk, state.n_wk)
+
+
+def test_word_proposal_tables_draw_their_frozen_q():
+    """compact_and_build's sparse + dense tables draw k with probability proportional to
+    (n_kv + beta) / (n_k + V beta): the q the collapsed MH ratio reads back."""
+    from medlda.kernels.light import _draw_sparse_dense
+    from medlda.kernels.word_hash import compact_and_build, fill_from_dense, hash_offsets
+    from numba import njit
+
+    @njit
+    def draws(n, state, v, sp_off, sp_topic, sp_prob, sp_alias, sp_mass, dense_prob, dense_alias, dense_mass):
+        out = np.empty(n, np.int64)
+        for i in range(n):
+            state, out[i] = _draw_sparse_dense(state, sp_off[v], sp_off[v + 1] - sp_off[v], sp_topic, sp_prob,
+                                               sp_alias, sp_mass[v], dense_prob, dense_alias, dense_mass)
+        return out
+
+    n_wk = np.array([[0, 5, 0, 1, 0, 0], [3, 0, 0, 0, 0, 9], [0, 0, 0, 0, 0, 0]], np.int32)
+    n_k = n_wk.sum(0).astype(np.int64) + np.array([2, 0, 4, 0, 1, 3])
+    beta, vbeta = 0.5, 1.5
+    offsets = hash_offsets(n_wk.sum(1).astype(np.int64), 6)
+    slots = np.empty(3 * offsets[-1], np.int32)
+    fill_from_dense(n_wk, offsets, slots)
+    arrays = (np.empty(4, np.int64), np.empty(18, np.int32), np.empty(18), np.empty(18, np.int32), np.empty(3),
+              np.empty(6), np.empty(6, np.int64))
+    inv = np.empty(6)
+    dense_mass = compact_and_build(offsets, slots, n_k, beta, vbeta, *arrays, inv)
+    for v in range(3):
+        q = (n_wk[v] + beta) / (n_k + vbeta)
+        hist = np.bincount(draws(60000, np.uint64(11 + v), v, *arrays, dense_mass), minlength=6)
+        assert chi_square_pvalue(hist, q / q.sum()) > FALSE_ALARM
+        wrong = (n_wk[v] + beta) / (n_k + 0.2)  # the frozen n_k with the wrong V beta
+        assert chi_square_pvalue(hist, wrong / wrong.sum()) < FALSE_ALARM
+
+
+def test_log_space_gamma_and_dirichlet_draws():
+    """The kernels' Gamma draws match scipy's (KS) for shapes below and above 1, and each phi
+    column drawn by draw_phi_tables has the Dirichlet(n + beta) mean."""
+    from medlda.kernels.dirichlet import draw_phi_tables, gamma_draws
+    from medlda.kernels.rng import make_streams
+
+    for shape in (0.3, 1.0, 4.5):
+        x = gamma_draws(shape, 20000, np.uint64(17))
+        assert stats.kstest(x, stats.gamma(shape).cdf).pvalue > FALSE_ALARM
+        assert stats.kstest(x, stats.gamma(shape * 1.05).cdf).pvalue < FALSE_ALARM
+    n_wk = np.array([[3, 0], [1, 0], [0, 6]], np.int32)
+    rng = np.random.default_rng(2)
+    phis = []
+    for _ in range(4000):
+        phi = np.empty((3, 2))
+        draw_phi_tables(n_wk, 0.5, make_streams(rng, 3), phi, np.empty((3, 2)), np.empty((3, 2), np.int32))
+        phis.append(phi)
+    phis = np.array(phis)
+    assert np.allclose(phis.sum(1), 1.0)
+    mean = (n_wk + 0.5) / (n_wk + 0.5).sum(0)
+    assert np.abs(phis.mean(0) - mean).max() < 0.01
+
+
+def _block_corpus(seed: int):
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(1, 40, size=700)
+    word_ids = rng.integers(0, 120, size=lengths.sum()).astype(np.int32)
+    return word_ids, np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+
+
+def test_partial_light_gives_identical_chains_on_any_number_of_threads():
+    """Documents are independent given phi and each stream block has its own random stream, so
+    n_jobs = 1 and n_jobs = 3 must give bitwise the same assignments and counts."""
+    word_ids, doc_ptr = _block_corpus(9)
+    n_docs = doc_ptr.size - 1
+    eta = np.random.default_rng(0).normal(size=(1, 8))
+    kappa, w = np.ones((n_docs, 1)), np.full((n_docs, 1), 0.5)
+    runs = []
+    for n_jobs in (1, 3):
+        rng = np.random.default_rng(4)
+        state = SamplerState.initialize(word_ids, doc_ptr, 120, 8, np.full(8, 0.2), 0.05, rng)
+        sampler = Light("partial", n_jobs=n_jobs)
+        for _ in range(3):
+            sampler.sweep(state, eta, kappa, w, rng)
+        runs.append(state)
+    assert np.array_equal(runs[0].z, runs[1].z) and np.array_equal(runs[0].n_wk, runs[1].n_wk)
+    assert np.array_equal(runs[0].n_k, runs[1].n_k)
+
+
+def test_collapsed_light_on_threads_keeps_counts_exact():
+    """With n_jobs > 1 each thread samples against its own snapshot of the counts; after the
+    merge the hash, dense n_wk and n_k must equal the counts of z, and chains must differ from
+    the one-thread chain only through that snapshot (so they do differ)."""
+    from medlda.kernels.word_hash import to_dense
+
+    word_ids, doc_ptr = _block_corpus(10)
+    states = []
+    for n_jobs in (1, 2):
+        rng = np.random.default_rng(5)
+        state = SamplerState.initialize(word_ids, doc_ptr, 120, 8, np.full(8, 0.2), 0.05, rng)
+        sampler = Light("collapsed", n_jobs=n_jobs)
+        e = (np.zeros((0, 8)), np.zeros((doc_ptr.size - 1, 0)), np.zeros((doc_ptr.size - 1, 0)))
+        for _ in range(3):
+            sampler.sweep(state, *e, rng)
+            n_wk = np.zeros((120, 8), int)
+            np.add.at(n_wk, (word_ids, state.z), 1)
+            assert np.array_equal(n_wk, state.n_wk) and np.array_equal(n_wk.sum(0), state.n_k)
+            dense = np.zeros_like(state.n_wk)
+            to_dense(sampler._hash[0], sampler._hash[1], dense)
+            assert np.array_equal(dense, state.n_wk)
+        states.append(state)
+    assert not np.array_equal(states[0].z, states[1].z)

@@ -6,12 +6,15 @@ from __future__ import annotations
 import numpy as np
 
 from .classifier import draw_eta_exact
-from .kernels.alias import build_alias_rows, build_word_tables_from_counts
+from .kernels.alias import build_alias_rows
+from .kernels.dirichlet import draw_phi_tables
 from .kernels.eta import coordinate_eta_sweeps
 from .kernels.gibbs import gibbs_sweep
 from .kernels.inference import infer_doc_topic
-from .kernels.light import PROPOSAL_MODES, light_infer_doc_topic, light_sweep
-from .kernels.rng import make_streams
+from .kernels.light import (PROPOSAL_MODES, light_infer_doc_topic, light_sweep_collapsed,
+                            light_sweep_collapsed_parallel, light_sweep_exact)
+from .kernels.rng import DOCS_PER_STREAM, make_streams
+from .kernels.word_hash import compact_and_build, fill_from_dense, hash_offsets
 
 SAMPLERS = ("gibbs", "light")
 LIGHT_VARIANTS = ("partial", "collapsed")
@@ -40,12 +43,15 @@ class Light:
     """LightMedLDA: MH with doc / word / exp proposals and alias tables; coordinate Gibbs for eta.
 
     ``variant="partial"`` draws phi ~ Dir(n_k. + beta) each iteration and samples (2b): exact.
-    ``variant="collapsed"`` is the papers' sampler, with word tables frozen at sweep start.
+    ``variant="collapsed"`` is the papers' sampler: word proposal frozen at sweep start, built as a
+    sparse per-word part plus one shared dense part, and topic-word counts in per-word hashes, so
+    a sweep costs O(tokens * n_mh + D * K * T), not O(V * K).
     """
 
     name = "light"
 
-    def __init__(self, variant: str = "partial", proposal: str = "mixture", n_mh: int = 6, n_gibbs: int = 2):
+    def __init__(self, variant: str = "partial", proposal: str = "mixture", n_mh: int = 6, n_gibbs: int = 2,
+                 n_jobs: int = 1):
         if variant not in LIGHT_VARIANTS:
             raise ValueError(f"light_variant must be one of {list(LIGHT_VARIANTS)}, got {variant!r}")
         if proposal not in PROPOSAL_MODES:
@@ -54,37 +60,77 @@ class Light:
         self.proposal = proposal
         self.n_mh = n_mh
         self.n_gibbs = n_gibbs
-        self._tables = None
+        self.n_jobs = n_jobs
+        self.reset()
 
-    def _word_tables(self, n_words: int, n_topics: int):
-        if self._tables is None or self._tables[0].shape != (n_words, n_topics):
-            self._tables = (np.empty((n_words, n_topics)), np.empty((n_words, n_topics), np.int64),
-                            np.empty((n_words, n_topics)))
-        return self._tables
+    def reset(self) -> None:
+        """Forget cached tables and hashed counts; call after changing a state's counts outside a
+        sweep (a changed n_k is noticed without it)."""
+        self._phi_tables = None
+        self._hash = None
+        self._synced = None
+        self._moves = None
 
-    @staticmethod
-    def _alpha_table(alpha: np.ndarray):
-        prob, alias, q = np.empty((1, alpha.size)), np.empty((1, alpha.size), np.int64), np.empty((1, alpha.size))
-        build_alias_rows(alpha[None, :], prob, alias, q)
-        return prob[0], alias[0]
+    def _exact_tables(self, n_words: int, n_topics: int):
+        if self._phi_tables is None or self._phi_tables[0].shape != (n_words, n_topics):
+            self._phi_tables = (np.empty((n_words, n_topics)), np.empty((n_words, n_topics)),
+                                np.empty((n_words, n_topics), np.int32))
+        return self._phi_tables
+
+    def _word_hash(self, state):
+        """The hashed counts and table arrays for ``state``, loaded from its dense counts unless
+        they are the ones this sampler left after its last sweep of the same state."""
+        synced = (self._synced is not None and self._synced[0] is state
+                  and np.array_equal(self._synced[1], state.n_k))
+        if not synced:
+            totals = state.n_wk.sum(axis=1, dtype=np.int64)
+            offsets = hash_offsets(totals, state.n_wk.shape[1])
+            slots = np.empty(3 * int(offsets[-1]), np.int32)
+            fill_from_dense(state.n_wk, offsets, slots)
+            n_topics = state.n_wk.shape[1]
+            size = max(int(totals.sum()), 1)
+            self._hash = (offsets, slots, np.empty(offsets.size, np.int64), np.empty(size, np.int32),
+                          np.empty(size), np.empty(size, np.int32), np.empty(totals.size),
+                          np.empty(n_topics), np.empty(n_topics, np.int64), np.empty(n_topics))
+        return self._hash
 
     def sweep(self, state, eta, kappa, w, rng, phi_wk: np.ndarray | None = None) -> None:
         """One sweep over every token. The partial variant draws phi from ``state.n_wk`` unless
         ``phi_wk`` (V, K) is given (a distributed driver draws it once from the global counts)."""
-        n_words, n_topics = state.n_wk.shape
-        prob, alias, q = self._word_tables(n_words, n_topics)
-        exact = self.variant == "partial"
-        if exact:
+        a_prob, a_alias = _alpha_table(state.alpha)
+        mode = PROPOSAL_MODES[self.proposal]
+        moved, moved_from = self._move_log(state.z.size)
+        chunks = stream_chunks(state.doc_ptr, self.n_jobs)
+        if self.variant == "partial":
+            phi, prob, alias = self._exact_tables(*state.n_wk.shape)
             if phi_wk is None:
-                phi_wk = draw_phi_wk(state.n_wk, state.beta, rng)
-            build_alias_rows(phi_wk, prob, alias, q)
+                draw_phi_tables(state.n_wk, state.beta, make_streams(rng, state.n_wk.shape[0]), phi, prob, alias)
+            else:
+                phi = np.ascontiguousarray(phi_wk, dtype=np.float64)
+                build_alias_rows(phi, prob, alias, np.empty(phi.shape))
+            light_sweep_exact(chunks, state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k,
+                              state.alpha, a_prob, a_alias, phi, prob, alias, eta, kappa, w, mode,
+                              self.n_mh, state.streams, moved, moved_from)
+            return
+        (offsets, slots, sp_off, sp_topic, sp_prob, sp_alias, sp_mass,
+         dense_prob, dense_alias, inv_frozen) = self._word_hash(state)
+        dense_mass = compact_and_build(offsets, slots, state.n_k, state.beta, state.vbeta, sp_off, sp_topic,
+                                       sp_prob, sp_alias, sp_mass, dense_prob, dense_alias, inv_frozen)
+        args = (state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k, state.alpha, a_prob,
+                a_alias, state.beta, state.vbeta, offsets, slots, sp_off, sp_topic, sp_prob, sp_alias, sp_mass,
+                dense_prob, dense_alias, dense_mass, inv_frozen, eta, kappa, w, mode, self.n_mh, state.streams,
+                moved, moved_from)
+        if chunks.size > 2:
+            light_sweep_collapsed_parallel(chunks, *args)
         else:
-            phi_wk = np.empty((0, 0))
-            build_word_tables_from_counts(state.n_wk, state.n_k, state.beta, state.vbeta, prob, alias, q)
-        a_prob, a_alias = self._alpha_table(state.alpha)
-        light_sweep(state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k,
-                    state.alpha, a_prob, a_alias, state.beta, state.vbeta, phi_wk, prob, alias, q,
-                    eta, kappa, w, PROPOSAL_MODES[self.proposal], self.n_mh, exact, state.streams)
+            light_sweep_collapsed(*args)
+        self._synced = (state, state.n_k.copy())
+
+    def _move_log(self, n_tokens: int):
+        """Scratch (N,) arrays where kernels log the tokens that changed topic."""
+        if self._moves is None or self._moves[0].size != n_tokens:
+            self._moves = (np.empty(n_tokens, np.int64), np.empty(n_tokens, np.int32))
+        return self._moves
 
     def draw_eta(self, state, eta, kappa, w, nu, rng) -> np.ndarray:
         zbar = state.zbar()
@@ -95,13 +141,33 @@ class Light:
         return eta
 
     def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng) -> np.ndarray:
-        prob, alias, q = (np.empty(phi_wk.shape), np.empty(phi_wk.shape, np.int64), np.empty(phi_wk.shape))
-        build_alias_rows(phi_wk, prob, alias, q)
-        a_prob, a_alias = self._alpha_table(alpha)
+        prob, alias = np.empty(phi_wk.shape), np.empty(phi_wk.shape, np.int32)
+        build_alias_rows(phi_wk, prob, alias, np.empty(phi_wk.shape))
+        a_prob, a_alias = _alpha_table(alpha)
         out = np.zeros((doc_ptr.size - 1, phi_wk.shape[1]))
-        light_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, a_prob, a_alias, prob, alias, q,
+        light_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, a_prob, a_alias, prob, alias,
                               n_burn, n_avg, max(2, self.n_mh), make_streams(rng, doc_ptr.size - 1), out)
         return out
+
+
+def stream_chunks(doc_ptr: np.ndarray, n_jobs: int) -> np.ndarray:
+    """Split the random-stream blocks (DOCS_PER_STREAM documents each) into at most ``n_jobs``
+    contiguous ranges of about equal token counts: boundaries (C + 1,) in block units."""
+    n_docs = doc_ptr.size - 1
+    n_blocks = max(1, -(-n_docs // DOCS_PER_STREAM))
+    n_jobs = max(1, min(int(n_jobs), n_blocks))
+    if n_jobs == 1:
+        return np.array([0, n_blocks], np.int64)
+    ends = doc_ptr[np.minimum(np.arange(1, n_blocks + 1) * DOCS_PER_STREAM, n_docs)]
+    cuts = np.searchsorted(ends, doc_ptr[-1] * np.arange(1, n_jobs) / n_jobs) + 1
+    return np.unique(np.concatenate(([0], np.minimum(cuts, n_blocks), [n_blocks]))).astype(np.int64)
+
+
+def _alpha_table(alpha: np.ndarray):
+    """Alias table (prob, alias) of the doc proposal's prior part alpha."""
+    prob, alias, q = np.empty((1, alpha.size)), np.empty((1, alpha.size), np.int64), np.empty((1, alpha.size))
+    build_alias_rows(alpha[None, :], prob, alias, q)
+    return prob[0], alias[0]
 
 
 def draw_phi_wk(n_wk: np.ndarray, beta: float, rng: np.random.Generator) -> np.ndarray:
@@ -112,10 +178,10 @@ def draw_phi_wk(n_wk: np.ndarray, beta: float, rng: np.random.Generator) -> np.n
 
 
 def make_sampler(name: str, *, light_variant: str = "partial", proposal: str = "mixture",
-                 n_mh: int = 6, n_gibbs: int = 2):
-    """The sampler object for ``name`` ("gibbs" or "light")."""
+                 n_mh: int = 6, n_gibbs: int = 2, n_jobs: int = 1):
+    """The sampler object for ``name`` ("gibbs" or "light"); ``n_jobs`` threads for light."""
     if name == "gibbs":
         return ExactGibbs()
     if name == "light":
-        return Light(light_variant, proposal, n_mh, n_gibbs)
+        return Light(light_variant, proposal, n_mh, n_gibbs, n_jobs)
     raise ValueError(f"sampler must be one of {list(SAMPLERS)}, got {name!r}")

@@ -76,22 +76,6 @@ def build_alias_rows(weights, prob, alias, q):
 
 
 @njit(cache=True)
-def build_word_tables_from_counts(n_wk, n_k, beta, vbeta, prob, alias, q):
-    """Per-word tables of (n_kw + beta) / (n_k + Vbeta) from the counts of this moment (frozen)."""
-    n_topics = n_wk.shape[1]
-    small = np.empty(n_topics, np.int64)
-    large = np.empty(n_topics, np.int64)
-    weights = np.empty(n_topics)
-    inv = np.empty(n_topics)
-    for k in range(n_topics):
-        inv[k] = 1.0 / (n_k[k] + vbeta)
-    for v in range(n_wk.shape[0]):
-        for k in range(n_topics):
-            weights[k] = (n_wk[v, k] + beta) * inv[k]
-        build_alias(weights, prob[v], alias[v], q[v], small, large)
-
-
-@njit(cache=True)
 def alias_draws(prob, alias, n, state):
     """``n`` draws from one table (test helper: compared with q by a chi-square test)."""
     out = np.empty(n, np.int64)

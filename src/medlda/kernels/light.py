@@ -1,41 +1,98 @@
-"""LightMedLDA token sweep (SPEC §4, §4a): Metropolis-Hastings with doc, word and exp proposals.
+"""LightMedLDA token sweeps (SPEC §4, §4a): Metropolis-Hastings with doc, word and exp proposals.
 
-O(n_mh) per token plus O(K * T) per document for its exp table. Two variants share the code:
-``exact=False`` is the papers' collapsed sampler (word tables frozen from the counts at sweep
-start, exp table from the m_dt at document entry: small, measured bias); ``exact=True`` is the
-partially collapsed sampler (target (2b) with an explicit phi, static word tables from phi, exp
-table from per-sweep constants only): exactly stationary for (2b).
+O(n_mh) per token plus O(K * T) per document for its exp table. Two variants:
+``light_sweep_collapsed`` is the papers' sampler: target (2) with the current counts, the word
+proposal frozen at sweep start (sparse per-word part + one dense shared part, ``word_hash``), the
+exp table from the m_dt at document entry, and both stored values used in the ratio (small,
+measured bias: the proposals depend on stale counts). ``light_sweep_exact`` is the partially
+collapsed sampler: target (2b) with an explicit phi, word tables from phi and the exp table from
+per-sweep constants only, so every proposal is a fixed function of (phi, eta, aux): exact.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .alias import build_alias, draw_alias
 from .common import add_average, doc_task_terms, max_doc_length, topic_g
-from .rng import DOCS_PER_STREAM, next_below, next_uniform
+from .rng import DOCS_PER_STREAM, next_below, next_u64, next_uniform
+from .word_hash import CUR, FROZEN, find_slot
 
 MIXTURE, CYCLE, DOC, WORD, EXP = 0, 1, 2, 3, 4
 PROPOSAL_MODES = {"mixture": MIXTURE, "cycle": CYCLE, "doc": DOC, "word": WORD, "exp": EXP}
 
+_LOW_32 = np.uint64(0xFFFFFFFF)
+_SHIFT_32 = np.uint64(32)
+_INV_2_32 = 1.0 / 4294967296.0
+
+
+@njit(cache=True, inline="always")
+def _proposal_kind(state, mode, step, n_kinds):
+    """Which proposal MH step ``step`` uses: a random one (mixture), in turn (cycle), or fixed."""
+    if mode == MIXTURE:
+        state, kind = next_below(state, n_kinds)
+        return state, kind + DOC
+    if mode == CYCLE:
+        return state, DOC + step % n_kinds
+    return state, mode
+
+
+@njit(cache=True, inline="always")
+def _draw_doc(state, z, start, length, alpha_sum, alpha_prob, alpha_alias):
+    """Doc proposal (n_dk + alpha_k) / (N_d + alpha_sum), token i's own topic included: the topic
+    of a uniformly chosen token of the document, or a draw from alpha."""
+    state, u = next_uniform(state)
+    if u * (length + alpha_sum) < length:
+        state, j = next_below(state, length)
+        return state, np.int64(z[start + j])
+    return draw_alias(state, alpha_prob, alpha_alias)
+
+
+@njit(cache=True, inline="always")
+def _draw_sparse_dense(state, lo, n, sp_topic, sp_prob, sp_alias, sp_mass_v, dense_prob, dense_alias,
+                       dense_mass):
+    """Word proposal: the word's sparse table with probability sp_mass / (sp_mass + dense_mass),
+    else the dense table shared by all words."""
+    state, u = next_uniform(state)
+    if u * (sp_mass_v + dense_mass) < sp_mass_v:
+        state, r = next_u64(state)
+        slot = lo + np.int64(((r >> _SHIFT_32) * np.uint64(n)) >> _SHIFT_32)
+        if np.float64(r & _LOW_32) * _INV_2_32 < sp_prob[slot]:
+            return state, np.int64(sp_topic[slot])
+        return state, np.int64(sp_alias[slot])
+    return draw_alias(state, dense_prob, dense_alias)
+
 
 @njit(cache=True)
-def light_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_alias, beta, vbeta,
-                phi_wk, word_prob, word_alias, word_q, eta, kappa, w, mode, n_mh, exact, streams):
-    """One MH sweep over all tokens; counts, z and streams updated in place.
+def _exp_table(eta, a, b, m, exp_w, exp_prob, exp_alias, exp_q, small, large):
+    """The exp proposal's table exp(G_d(k)) given m (SPEC §4): O(K * T)."""
+    n_topics = eta.shape[1]
+    gmax = -np.inf
+    for k in range(n_topics):
+        gk = topic_g(eta, a, b, m, k)
+        exp_w[k] = gk
+        gmax = max(gmax, gk)
+    for k in range(n_topics):
+        exp_w[k] = np.exp(exp_w[k] - gmax)
+    build_alias(exp_w, exp_prob, exp_alias, exp_q, small, large)
 
-    Target per token: (n_dk^- + alpha_k) * f_k * exp(G_d(k)) with f_k = (n_kw^- + beta) /
-    (n_k^- + Vbeta) (collapsed) or phi_kw (exact). Word tables (prob, alias, q per word, (V, K))
-    are built by the caller: from frozen counts (collapsed) or from phi (exact).
-    """
+
+@njit(cache=True)
+def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha, alpha_prob, alpha_alias,
+                      beta, vbeta, offsets, slots, sp_off, sp_topic, sp_prob, sp_alias, sp_mass, dense_prob,
+                      dense_alias, dense_mass, inv_frozen, eta, kappa, w, mode, n_mh, streams, moved,
+                      moved_from):
+    """The collapsed sweep over the documents of random-stream blocks [block_lo, block_hi), with
+    its own ``slots`` and ``n_k`` (the shared ones, or a thread's copies). Each token that changes
+    topic is logged at moved[e], moved_from[e] from e = the block range's first token on; returns
+    how many were logged."""
     n_tasks, n_topics = eta.shape
     alpha_sum = 0.0
     for k in range(n_topics):
         alpha_sum += alpha[k]
     m = np.zeros(n_tasks)
-    m_zero = np.zeros(n_tasks)  # the exact variant's Z-free stand-in for m_dt
     a = np.zeros(n_tasks)
     b = np.zeros(n_tasks)
-    exp_w = np.empty(n_topics)
+    exp_w = np.ones(n_topics)
     exp_prob = np.empty(n_topics)
     exp_alias = np.empty(n_topics, np.int64)
     exp_q = np.empty(n_topics)
@@ -43,9 +100,11 @@ def light_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_
     large = np.empty(n_topics, np.int64)
     n_kinds = 3 if n_tasks > 0 else 2
     if n_tasks == 0:  # no supervision: the exp proposal is uniform (only reached in mode "exp")
-        exp_w[:] = 1.0
         build_alias(exp_w, exp_prob, exp_alias, exp_q, small, large)
-    for d in range(doc_ptr.size - 1):
+    n_docs = doc_ptr.size - 1
+    first_doc = block_lo * DOCS_PER_STREAM
+    n_moved = doc_ptr[first_doc] if first_doc < n_docs else 0
+    for d in range(first_doc, min(block_hi * DOCS_PER_STREAM, n_docs)):
         start, end = doc_ptr[d], doc_ptr[d + 1]
         length = end - start
         if length == 0:
@@ -54,40 +113,132 @@ def light_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_
         state = streams[s_idx]
         doc_task_terms(eta, n_dk, d, kappa, w, length, m, a, b)
         if n_tasks > 0:
-            # exp table: from the m_dt of this moment (collapsed, stale later) or from 0 (exact)
-            gmax = -np.inf
-            for k in range(n_topics):
-                gk = topic_g(eta, a, b, m_zero if exact else m, k)
-                exp_w[k] = gk
-                gmax = max(gmax, gk)
-            for k in range(n_topics):
-                exp_w[k] = np.exp(exp_w[k] - gmax)
-            build_alias(exp_w, exp_prob, exp_alias, exp_q, small, large)
+            _exp_table(eta, a, b, m, exp_w, exp_prob, exp_alias, exp_q, small, large)
         for i in range(start, end):
             v = word_ids[i]
-            s = z[i]
+            s0 = z[i]
+            s = np.int64(s0)
+            base = offsets[v]
+            mask = offsets[v + 1] - base - 1
+            lo = sp_off[v]
+            n_sparse = sp_off[v + 1] - lo
+            sp_mass_v = sp_mass[v]
+            js = find_slot(slots, base, mask, s)
+            slots[3 * js + CUR] -= 1
             n_dk[d, s] -= 1
-            n_wk[v, s] -= 1
             n_k[s] -= 1
             for t in range(n_tasks):
                 m[t] -= eta[t, s]
             g_s = topic_g(eta, a, b, m, s) if n_tasks > 0 else 0.0
-            f_s = phi_wk[v, s] if exact else (n_wk[v, s] + beta) / (n_k[s] + vbeta)
+            f_s = (slots[3 * js + CUR] + beta) / (n_k[s] + vbeta)
+            qw_s = (slots[3 * js + FROZEN] + beta) * inv_frozen[s]
             for step in range(n_mh):
-                if mode == MIXTURE:
-                    state, kind = next_below(state, n_kinds)
-                    kind += DOC
-                elif mode == CYCLE:
-                    kind = DOC + step % n_kinds
-                else:
-                    kind = mode
+                state, kind = _proposal_kind(state, mode, step, n_kinds)
                 if kind == DOC:
-                    state, u = next_uniform(state)
-                    if u * (length + alpha_sum) < length:
-                        state, j = next_below(state, length)
-                        t_new = z[start + j]
+                    state, t_new = _draw_doc(state, z, start, length, alpha_sum, alpha_prob, alpha_alias)
+                elif kind == WORD:
+                    state, t_new = _draw_sparse_dense(state, lo, n_sparse, sp_topic, sp_prob, sp_alias,
+                                                      sp_mass_v, dense_prob, dense_alias, dense_mass)
+                else:
+                    state, t_new = draw_alias(state, exp_prob, exp_alias)
+                if t_new == s:
+                    continue
+                jt = find_slot(slots, base, mask, t_new)
+                cur_t = slots[3 * jt + CUR] if jt >= 0 else 0
+                frozen_t = slots[3 * jt + FROZEN] if jt >= 0 else 0
+                g_t = topic_g(eta, a, b, m, t_new) if n_tasks > 0 else 0.0
+                f_t = (cur_t + beta) / (n_k[t_new] + vbeta)
+                qw_t = (frozen_t + beta) * inv_frozen[t_new]
+                # target ratio without the doc factor, which the doc proposal cancels exactly
+                num = f_t
+                den = f_s
+                if kind != DOC:
+                    num *= n_dk[d, t_new] + alpha[t_new]
+                    den *= n_dk[d, s] + alpha[s]
+                    if kind == WORD:
+                        num *= qw_s
+                        den *= qw_t
                     else:
-                        state, t_new = draw_alias(state, alpha_prob, alpha_alias)
+                        num *= exp_q[s]
+                        den *= exp_q[t_new]
+                state, u = next_uniform(state)
+                if n_tasks > 0:
+                    num *= np.exp(g_t - g_s)
+                if u * den < num:
+                    s = t_new
+                    z[i] = s  # the doc proposal must see the chain's current state
+                    js = jt
+                    g_s = g_t
+                    f_s = f_t
+                    qw_s = qw_t
+            if js < 0:  # a topic new to this word since the last compaction
+                js = -js - 1
+                slots[3 * js] = s
+                slots[3 * js + CUR] = 0
+                slots[3 * js + FROZEN] = 0
+            slots[3 * js + CUR] += 1
+            n_dk[d, s] += 1
+            n_k[s] += 1
+            for t in range(n_tasks):
+                m[t] += eta[t, s]
+            if s != s0:
+                moved[n_moved] = i
+                moved_from[n_moved] = s0
+                n_moved += 1
+        streams[s_idx] = state
+    return n_moved - (doc_ptr[first_doc] if first_doc < n_docs else 0)
+
+
+@njit(cache=True)
+def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_prob, alpha_alias, phi_wk,
+                  word_prob, word_alias, eta, kappa, w, mode, n_mh, streams, moved, moved_from):
+    """The partially collapsed sweep over the documents of random-stream blocks [block_lo,
+    block_hi). Reads nothing another block writes (phi is fixed, n_kw and n_k do not enter
+    (2b)), so blocks can run in any order or in parallel with identical results; changed tokens
+    are logged as in ``_collapsed_blocks``."""
+    n_tasks, n_topics = eta.shape
+    alpha_sum = 0.0
+    for k in range(n_topics):
+        alpha_sum += alpha[k]
+    m = np.zeros(n_tasks)
+    m_zero = np.zeros(n_tasks)
+    a = np.zeros(n_tasks)
+    b = np.zeros(n_tasks)
+    exp_w = np.ones(n_topics)
+    exp_prob = np.empty(n_topics)
+    exp_alias = np.empty(n_topics, np.int64)
+    exp_q = np.empty(n_topics)
+    small = np.empty(n_topics, np.int64)
+    large = np.empty(n_topics, np.int64)
+    n_kinds = 3 if n_tasks > 0 else 2
+    if n_tasks == 0:
+        build_alias(exp_w, exp_prob, exp_alias, exp_q, small, large)
+    n_docs = doc_ptr.size - 1
+    first_doc = block_lo * DOCS_PER_STREAM
+    n_moved = doc_ptr[first_doc] if first_doc < n_docs else 0
+    for d in range(first_doc, min(block_hi * DOCS_PER_STREAM, n_docs)):
+        start, end = doc_ptr[d], doc_ptr[d + 1]
+        length = end - start
+        if length == 0:
+            continue
+        s_idx = d // DOCS_PER_STREAM
+        state = streams[s_idx]
+        doc_task_terms(eta, n_dk, d, kappa, w, length, m, a, b)
+        if n_tasks > 0:
+            _exp_table(eta, a, b, m_zero, exp_w, exp_prob, exp_alias, exp_q, small, large)
+        for i in range(start, end):
+            v = word_ids[i]
+            s0 = z[i]
+            s = np.int64(s0)
+            n_dk[d, s] -= 1
+            for t in range(n_tasks):
+                m[t] -= eta[t, s]
+            g_s = topic_g(eta, a, b, m, s) if n_tasks > 0 else 0.0
+            f_s = phi_wk[v, s]
+            for step in range(n_mh):
+                state, kind = _proposal_kind(state, mode, step, n_kinds)
+                if kind == DOC:
+                    state, t_new = _draw_doc(state, z, start, length, alpha_sum, alpha_prob, alpha_alias)
                 elif kind == WORD:
                     state, t_new = draw_alias(state, word_prob[v], word_alias[v])
                 else:
@@ -95,37 +246,135 @@ def light_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_
                 if t_new == s:
                     continue
                 g_t = topic_g(eta, a, b, m, t_new) if n_tasks > 0 else 0.0
-                f_t = phi_wk[v, t_new] if exact else (n_wk[v, t_new] + beta) / (n_k[t_new] + vbeta)
-                # target ratio without the doc factor, which the doc proposal cancels exactly
-                num = f_t
-                den = f_s
-                log_ratio = g_t - g_s
-                if kind != DOC:
-                    num *= n_dk[d, t_new] + alpha[t_new]
-                    den *= n_dk[d, s] + alpha[s]
-                    if kind == WORD:
-                        num *= word_q[v, s]
-                        den *= word_q[v, t_new]
-                    else:
-                        num *= exp_q[s]
-                        den *= exp_q[t_new]
+                f_t = phi_wk[v, t_new]
+                if kind == DOC:  # the doc factor cancels
+                    num = f_t
+                    den = f_s
+                elif kind == WORD:  # phi cancels
+                    num = n_dk[d, t_new] + alpha[t_new]
+                    den = n_dk[d, s] + alpha[s]
+                else:
+                    num = f_t * (n_dk[d, t_new] + alpha[t_new]) * exp_q[s]
+                    den = f_s * (n_dk[d, s] + alpha[s]) * exp_q[t_new]
                 state, u = next_uniform(state)
-                if u * den < num * np.exp(log_ratio):
+                if n_tasks > 0:
+                    num *= np.exp(g_t - g_s)
+                if u * den < num:
                     s = t_new
-                    z[i] = s
+                    z[i] = s  # the doc proposal must see the chain's current state
                     g_s = g_t
                     f_s = f_t
             n_dk[d, s] += 1
-            n_wk[v, s] += 1
-            n_k[s] += 1
             for t in range(n_tasks):
                 m[t] += eta[t, s]
+            if s != s0:
+                moved[n_moved] = i
+                moved_from[n_moved] = s0
+                n_moved += 1
         streams[s_idx] = state
+    return n_moved - (doc_ptr[first_doc] if first_doc < n_docs else 0)
+
+
+
+
+@njit(cache=True)
+def apply_moves(word_ids, z, moved, moved_from, lo, n, n_wk, n_k, offsets, slots):
+    """Apply logged topic changes moved[lo:lo + n] to dense n_wk and n_k and, when ``slots`` is
+    non-empty, to the hashed counts. One pass of independent scattered writes: their cache misses
+    overlap, which the token loop's would not (V x K is 126 MB at K = 1000)."""
+    for e in range(lo, lo + n):
+        i = moved[e]
+        v = word_ids[i]
+        old = moved_from[e]
+        new = z[i]
+        n_wk[v, old] -= 1
+        n_wk[v, new] += 1
+        n_k[old] -= 1
+        n_k[new] += 1
+        if slots.size > 0:
+            base = offsets[v]
+            mask = offsets[v + 1] - base - 1
+            slots[3 * find_slot(slots, base, mask, old) + CUR] -= 1
+            j = find_slot(slots, base, mask, new)
+            if j < 0:
+                j = -j - 1
+                slots[3 * j] = new
+                slots[3 * j + CUR] = 0
+                slots[3 * j + FROZEN] = 0
+            slots[3 * j + CUR] += 1
+
+
+@njit(cache=True)
+def light_sweep_collapsed(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_alias, beta,
+                          vbeta, offsets, slots, sp_off, sp_topic, sp_prob, sp_alias, sp_mass,
+                          dense_prob, dense_alias, dense_mass, inv_frozen, eta, kappa, w, mode, n_mh,
+                          streams, moved, moved_from):
+    """One MH sweep of the collapsed light sampler; z, counts and streams updated in place.
+
+    Target per token: (n_dk^- + alpha_k) (n_kw^- + beta) / (n_k^- + Vbeta) exp(G_d(k)). The
+    topic-word counts live in the per-word hash (``offsets``, ``slots``, see ``word_hash``); dense
+    ``n_wk`` (V, K) catches up after the sweep from the log of changed tokens (``moved``,
+    ``moved_from``, (N,) scratch). The word proposal is the table ``compact_and_build`` made at
+    sweep start; its q is read back from the frozen counts: q_v(k) proportional to
+    (frozen n_kv + beta) * inv_frozen[k].
+    """
+    n_counted = n_k.copy()
+    n_moved = _collapsed_blocks(0, streams.size, word_ids, doc_ptr, z, n_dk, n_counted, alpha, alpha_prob,
+                                alpha_alias, beta, vbeta, offsets, slots, sp_off, sp_topic, sp_prob, sp_alias,
+                                sp_mass, dense_prob, dense_alias, dense_mass, inv_frozen, eta, kappa, w, mode,
+                                n_mh, streams, moved, moved_from)
+    apply_moves(word_ids, z, moved, moved_from, 0, n_moved, n_wk, n_k, offsets, slots[:0])
+
+
+@njit(cache=True, parallel=True)
+def light_sweep_collapsed_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob,
+                                   alpha_alias, beta, vbeta, offsets, slots, sp_off, sp_topic, sp_prob,
+                                   sp_alias, sp_mass, dense_prob, dense_alias, dense_mass, inv_frozen, eta,
+                                   kappa, w, mode, n_mh, streams, moved, moved_from):
+    """``light_sweep_collapsed`` with the stream blocks split at ``chunks`` (C + 1,) across threads.
+    Each thread samples against its own copy of the hashed counts and n_k taken at sweep start
+    (the approximate distributed-LDA scheme: a thread does not see the others' moves until the
+    sweep ends); the moves are merged afterwards. With one chunk it equals the serial sweep."""
+    n_chunks = chunks.size - 1
+    counts = np.empty(n_chunks, np.int64)
+    for c in prange(n_chunks):
+        own_slots = slots.copy() if n_chunks > 1 else slots
+        own_n_k = n_k.copy()
+        counts[c] = _collapsed_blocks(chunks[c], chunks[c + 1], word_ids, doc_ptr, z, n_dk, own_n_k, alpha,
+                                      alpha_prob, alpha_alias, beta, vbeta, offsets, own_slots, sp_off,
+                                      sp_topic, sp_prob, sp_alias, sp_mass, dense_prob, dense_alias,
+                                      dense_mass, inv_frozen, eta, kappa, w, mode, n_mh, streams, moved,
+                                      moved_from)
+    for c in range(n_chunks):
+        first_doc = min(chunks[c] * DOCS_PER_STREAM, doc_ptr.size - 1)
+        apply_moves(word_ids, z, moved, moved_from, doc_ptr[first_doc], counts[c], n_wk, n_k, offsets,
+                    slots if n_chunks > 1 else slots[:0])
+
+
+@njit(cache=True, parallel=True)
+def light_sweep_exact(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_alias,
+                      phi_wk, word_prob, word_alias, eta, kappa, w, mode, n_mh, streams, moved, moved_from):
+    """One MH sweep of the partially collapsed light sampler (SPEC (2b)); counts, z and streams
+    updated in place. Target per token: (n_dk^- + alpha_k) phi_kw exp(G_d(k)). Word tables
+    (prob, alias per word, (V, K)) draw k proportional to phi_kw, which cancels in the word ratio;
+    the exp table comes from G_d with m_dt = 0 (a per-sweep constant), so no proposal depends on
+    the current Z. The stream blocks split at ``chunks`` (C + 1,) run in parallel; the result does
+    not depend on C (documents are independent given phi)."""
+    n_chunks = chunks.size - 1
+    counts = np.empty(n_chunks, np.int64)
+    for c in prange(n_chunks):
+        counts[c] = _exact_blocks(chunks[c], chunks[c + 1], word_ids, doc_ptr, z, n_dk, alpha, alpha_prob,
+                                  alpha_alias, phi_wk, word_prob, word_alias, eta, kappa, w, mode, n_mh,
+                                  streams, moved, moved_from)
+    for c in range(n_chunks):
+        first_doc = min(chunks[c] * DOCS_PER_STREAM, doc_ptr.size - 1)
+        apply_moves(word_ids, z, moved, moved_from, doc_ptr[first_doc], counts[c], n_wk, n_k,
+                    np.empty(0, np.int64), np.empty(0, np.int32))
 
 
 @njit(cache=True)
 def light_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, alpha_prob, alpha_alias, word_prob,
-                          word_alias, word_q, n_burn, n_avg, n_mh, streams, out):
+                          word_alias, n_burn, n_avg, n_mh, streams, out):
     """Light inference for new documents against a fixed phi (SPEC §7): MH cycling doc and word
     proposals; the word tables from phi are static, so this is exact. ``out`` as in
     ``infer_doc_topic``: doc-topic counts averaged over the last ``n_avg`` sweeps."""

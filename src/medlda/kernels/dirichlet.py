@@ -1,0 +1,85 @@
+"""phi_k ~ Dirichlet(n_k. + beta) for every topic, with the word tables of the partially collapsed
+light sampler built in the same pass (SPEC §4a).
+
+Gamma draws (Marsaglia-Tsang, shape < 1 boosted by U^(1/a)) are made in log space: gamma(0.01)
+underflows to exactly 0 about once in a thousand draws in linear space (PERFORMANCE.md), in log
+space only after normalization, where the value is below any double anyway.
+"""
+
+import numpy as np
+from numba import njit
+
+from .alias import build_alias
+from .rng import DOCS_PER_STREAM, next_uniform
+
+
+@njit(cache=True, inline="always")
+def _normal(state):
+    """(new_state, x) with x ~ N(0, 1) (Box-Muller, one of the pair)."""
+    state, u1 = next_uniform(state)
+    state, u2 = next_uniform(state)
+    return state, np.sqrt(-2.0 * np.log(1.0 - u1)) * np.cos(2.0 * np.pi * u2)
+
+
+@njit(cache=True)
+def log_gamma_draw(state, shape):
+    """(new_state, log g) with g ~ Gamma(shape, 1), shape > 0."""
+    boost = 0.0
+    if shape < 1.0:
+        state, u = next_uniform(state)
+        boost = np.log(1.0 - u) / shape
+        shape += 1.0
+    d = shape - 1.0 / 3.0
+    c = 1.0 / np.sqrt(9.0 * d)
+    while True:
+        state, x = _normal(state)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        state, u = next_uniform(state)
+        if np.log(1.0 - u) < 0.5 * x * x + d - d * v + d * np.log(v):
+            return state, np.log(d * v) + boost
+
+
+@njit(cache=True)
+def draw_phi_tables(n_wk, beta, streams, phi_wk, word_prob, word_alias):
+    """phi_wk (V, K) with each column ~ Dirichlet(n_.k + beta), and each word's alias table over
+    k proportional to phi_wk[v] (the exact variant's word proposal). One random stream per block
+    of DOCS_PER_STREAM words, so a seed gives the same phi on any machine."""
+    n_words, n_topics = n_wk.shape
+    col_max = np.full(n_topics, -np.inf)
+    for v in range(n_words):
+        s_idx = v // DOCS_PER_STREAM
+        state = streams[s_idx]
+        for k in range(n_topics):
+            state, lg = log_gamma_draw(state, n_wk[v, k] + beta)
+            phi_wk[v, k] = lg
+            if lg > col_max[k]:
+                col_max[k] = lg
+        streams[s_idx] = state
+    col_sum = np.zeros(n_topics)
+    for v in range(n_words):
+        for k in range(n_topics):
+            e = np.exp(phi_wk[v, k] - col_max[k])
+            phi_wk[v, k] = e
+            col_sum[k] += e
+    for k in range(n_topics):
+        col_sum[k] = 1.0 / col_sum[k]
+    q = np.empty(n_topics)
+    small = np.empty(n_topics, np.int64)
+    large = np.empty(n_topics, np.int64)
+    for v in range(n_words):
+        for k in range(n_topics):
+            phi_wk[v, k] *= col_sum[k]
+        build_alias(phi_wk[v], word_prob[v], word_alias[v], q, small, large)
+
+
+@njit(cache=True)
+def gamma_draws(shape, n, state):
+    """``n`` Gamma(shape, 1) draws (test helper: compared with scipy's gamma by a KS test)."""
+    out = np.empty(n)
+    for i in range(n):
+        state, lg = log_gamma_draw(state, shape)
+        out[i] = np.exp(lg)
+    return out
