@@ -11,11 +11,19 @@ import numpy as np
 _MIN_ABS_ZETA = 1e-9  # keeps the inverse-Gaussian mean finite when a margin is met exactly
 
 
+def _draw_ig_piece(a: np.ndarray, s: np.ndarray | float, omega: np.ndarray, c: float,
+                   rng: np.random.Generator) -> np.ndarray:
+    """xi ~ IG(1 / (c |a - s omega|), 1): the augmentation of exp(-2c max(0, a - s omega))."""
+    zeta = np.maximum(np.abs(a - s * omega) * c, _MIN_ABS_ZETA)
+    return rng.wald(1.0 / zeta, 1.0)
+
+
 class HingeLoss:
     """Gibbs MedLDA: exp(-2c max(0, l - y omega)), y in {-1, +1}, IG-augmented."""
 
     name = "hinge"
     probabilistic = False
+    task = "classification"
 
     def __init__(self, c: float = 1.6, margin: float = 64.0) -> None:
         self.c = float(c)
@@ -28,18 +36,92 @@ class HingeLoss:
     def draw_aux(self, omega: np.ndarray, y: np.ndarray, rng: np.random.Generator):
         """Draw xi ~ IG(1 / (c |l - y omega|), 1) and return (kappa, w), each shaped like omega."""
         c = self.c
-        zeta = np.maximum(np.abs(self.margin - y * omega) * c, _MIN_ABS_ZETA)
-        xi = rng.wald(1.0 / zeta, 1.0)
+        xi = _draw_ig_piece(self.margin, y, omega, c, rng)
         kappa = c * y * (1.0 + c * self.margin * xi)
         w = c * c * xi
         return kappa, w
 
 
-LOSSES = {"hinge": HingeLoss}
+class LogisticLoss:
+    """gSLDA: exp(c y omega) / (1 + exp(omega))^c, y in {0, 1}, Polya-Gamma-augmented."""
+
+    name = "logistic"
+    probabilistic = True
+    task = "classification"
+
+    def __init__(self, c: float = 1.0, margin: float | None = None) -> None:
+        self.c = float(c)
+
+    def encode(self, indicator: np.ndarray) -> np.ndarray:
+        """Task targets from a (D, T) 0/1 indicator: 1.0 where the label is present, else 0.0."""
+        return np.where(indicator, 1.0, 0.0)
+
+    def draw_aux(self, omega: np.ndarray, y: np.ndarray, rng: np.random.Generator):
+        """Draw lambda ~ PG(c, omega) and return (kappa, w) = (c (y - 1/2), lambda)."""
+        from polyagamma import random_polyagamma
+
+        omega = np.asarray(omega, dtype=np.float64)
+        w = np.asarray(random_polyagamma(self.c, omega, random_state=rng), dtype=np.float64)
+        w = w.reshape(omega.shape)
+        kappa = self.c * (np.asarray(y, dtype=np.float64) - 0.5) * np.ones_like(omega)
+        return kappa, w
+
+    def proba(self, omega: np.ndarray) -> np.ndarray:
+        """p(y = 1 | omega) = sigmoid(c omega): the normalized factor exp(c y omega) / (1 + e^omega)^c."""
+        return 0.5 * (1.0 + np.tanh(0.5 * self.c * np.asarray(omega)))
 
 
-def make_loss(name: str, c: float, margin: float):
-    """The loss object for ``name`` with regularization ``c`` and ``margin``."""
+class SquaredLoss:
+    """sLDA regression: exp(-c (y - omega)^2 / 2); no augmentation, kappa = c y and w = c."""
+
+    name = "squared"
+    probabilistic = False
+    task = "regression"
+
+    def __init__(self, c: float = 1.0, margin: float | None = None) -> None:
+        self.c = float(c)
+
+    def encode(self, values: np.ndarray) -> np.ndarray:
+        """Task targets (D, 1) from real responses (D,) or (D, 1)."""
+        return np.asarray(values, dtype=np.float64).reshape(len(values), -1)
+
+    def draw_aux(self, omega: np.ndarray, y: np.ndarray, rng: np.random.Generator):
+        """Nothing to draw: return (c y, c), each shaped like omega."""
+        return self.c * y * np.ones_like(omega), np.full_like(omega, self.c, dtype=np.float64)
+
+
+class EpsilonLoss:
+    """MedLDA regression: exp(-2c max(0, |y - omega| - epsilon)), two IG pieces."""
+
+    name = "epsilon"
+    probabilistic = False
+    task = "regression"
+
+    def __init__(self, c: float = 1.0, margin: float | None = None, epsilon: float = 1e-3) -> None:
+        self.c = float(c)
+        self.epsilon = float(epsilon)
+
+    encode = SquaredLoss.encode
+
+    def draw_aux(self, omega: np.ndarray, y: np.ndarray, rng: np.random.Generator):
+        """Draw xi1 ~ IG(1/(c|y - eps - omega|), 1), xi2 ~ IG(1/(c|y + eps - omega|), 1); return
+        kappa = c^2 ((y - eps) xi1 + (y + eps) xi2) and w = c^2 (xi1 + xi2)."""
+        c, eps = self.c, self.epsilon
+        xi1 = _draw_ig_piece(y - eps, 1.0, omega, c, rng)
+        xi2 = _draw_ig_piece(-(y + eps), -1.0, omega, c, rng)
+        kappa = c * c * ((y - eps) * xi1 + (y + eps) * xi2)
+        w = c * c * (xi1 + xi2)
+        return kappa, w
+
+
+LOSSES = {"hinge": HingeLoss, "logistic": LogisticLoss, "squared": SquaredLoss, "epsilon": EpsilonLoss}
+CLASSIFICATION_LOSSES = tuple(n for n, cls in LOSSES.items() if cls.task == "classification")
+REGRESSION_LOSSES = tuple(n for n, cls in LOSSES.items() if cls.task == "regression")
+
+
+def make_loss(name: str, c: float, margin: float | None = None, **options):
+    """The loss object for ``name`` with regularization ``c`` (``margin`` for hinge, ``epsilon``
+    for the epsilon-insensitive loss)."""
     if name not in LOSSES:
         raise ValueError(f"loss must be one of {sorted(LOSSES)}, got {name!r}")
-    return LOSSES[name](c=c, margin=margin)
+    return LOSSES[name](c=c, margin=margin, **options)

@@ -23,11 +23,12 @@ _META_KEY = "__metadata__"
 
 def _estimator_classes() -> dict:
     from .estimators import LDA, MedLDAClassifier
-    return {"LDA": LDA, "MedLDAClassifier": MedLDAClassifier}
+    from .regression import MedLDARegressor
+    return {"LDA": LDA, "MedLDAClassifier": MedLDAClassifier, "MedLDARegressor": MedLDARegressor}
 
 
 def save_model(model, path) -> None:
-    """Save a fitted LDA or MedLDAClassifier to ``path``."""
+    """Save a fitted LDA, MedLDAClassifier (any strategy) or MedLDARegressor to ``path``."""
     from . import __version__
     from sklearn.utils.validation import check_is_fitted
 
@@ -51,8 +52,15 @@ def save_model(model, path) -> None:
         arrays["vocabulary"] = np.asarray(model.vocabulary_, dtype=str)
     if hasattr(model, "eta_samples_"):
         arrays["eta_samples"] = model.eta_samples_
+    if name == "MedLDAClassifier":
         arrays["classes"] = np.asarray(model.classes_)
-        meta["train_accuracy"] = model.train_accuracy_
+        meta.update(train_accuracy=model.train_accuracy_, c_=model.c_, margin_=model.margin_,
+                    multilabel=bool(model.multilabel_), ovr=bool(getattr(model, "estimators_", None)))
+        if meta["ovr"]:
+            meta["ovr_models"] = [{"fit_stats": m.fit_stats_, "log_joint": m.log_joint_, "trace": m.trace_}
+                                  for m in model.estimators_]
+    if name == "MedLDARegressor":
+        meta.update(y_mean=model.y_mean_, train_score=model.train_score_)
     arrays[_META_KEY] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
     atomic_write(path, lambda f: np.savez_compressed(f, **arrays))
 
@@ -92,7 +100,9 @@ def _rebuild(path: Path, meta: dict, arrays: dict):
                       stacklevel=3)
     model = classes[meta["estimator"]](**meta["params"])
     counts = arrays.get("topic_word_counts")
-    K = model.n_topics
+    cls = arrays.get("classes")
+    n_sets = cls.size if meta.get("ovr") and cls is not None else 1  # one-vs-rest: C topic sets stacked
+    K = model.n_topics * n_sets
     _expect(path, counts is not None and counts.ndim == 2 and counts.shape[0] == K,
             f"topic_word_counts should be ({K}, V)")
     model.topic_word_counts_ = counts.astype(np.int32)
@@ -107,15 +117,38 @@ def _rebuild(path: Path, meta: dict, arrays: dict):
     model.n_empty_skipped_ = meta.get("n_empty_skipped", 0)
     model._phi_cache = None
     if meta["estimator"] == "MedLDAClassifier":
-        eta, cls = arrays.get("eta_samples"), arrays.get("classes")
-        _expect(path, cls is not None and cls.ndim == 1 and cls.size >= 2, "classes missing")
-        T = 1 if cls.size == 2 else cls.size
-        _expect(path, eta is not None and eta.ndim == 3 and eta.shape[1:] == (T, K),
-                f"eta_samples should be (S, {T}, {K})")
+        _rebuild_classifier(path, model, meta, arrays, K)
+    elif meta["estimator"] == "MedLDARegressor":
+        eta = arrays.get("eta_samples")
+        _expect(path, eta is not None and eta.ndim == 3 and eta.shape[1:] == (1, K),
+                f"eta_samples should be (S, 1, {K})")
+        _expect(path, isinstance(meta.get("y_mean"), (int, float)), "y_mean missing")
         model.eta_samples_ = eta
-        model.classes_ = cls
-        model.train_accuracy_ = meta.get("train_accuracy")
+        model.y_mean_ = float(meta["y_mean"])
+        model.train_score_ = meta.get("train_score")
     return model
+
+
+def _rebuild_classifier(path: Path, model, meta: dict, arrays: dict, K: int) -> None:
+    """Fitted state of a MedLDAClassifier; one-vs-rest sub-models are rebuilt from the stacked view."""
+    from .multiclass import unstack_ovr
+
+    eta, cls = arrays.get("eta_samples"), arrays.get("classes")
+    multilabel = bool(meta.get("multilabel", False))
+    _expect(path, cls is not None and cls.ndim == 1 and cls.size >= (1 if multilabel else 2), "classes missing")
+    T = cls.size if multilabel or cls.size > 2 else 1
+    _expect(path, eta is not None and eta.ndim == 3 and eta.shape[1:] == (T, K),
+            f"eta_samples should be (S, {T}, {K})")
+    model.eta_samples_ = eta
+    model.classes_ = cls
+    model.multilabel_ = multilabel
+    model.train_accuracy_ = meta.get("train_accuracy")
+    model.c_ = meta["c_"] if "c_" in meta else model._resolved_c(T)
+    model.margin_ = meta["margin_"] if "margin_" in meta else model._resolved_margin(T)
+    if meta.get("ovr"):
+        unstack_ovr(model)
+        for sub, info in zip(model.estimators_, meta.get("ovr_models", [])):
+            sub.fit_stats_, sub.log_joint_, sub.trace_ = info["fit_stats"], info["log_joint"], info["trace"]
 
 
 def _expect(path: Path, ok: bool, what: str) -> None:

@@ -413,25 +413,112 @@ def read_corpus(
 ) -> Corpus:
     """Read a corpus in any supported format (``format="auto"`` guesses it from the path and first line).
 
-    For lda-c files without ``vocab_path``, a ``voc.dat`` beside the file is used when present.
-    Folder texts go through ``vectorizer`` (default :func:`medlda.text.make_vectorizer`).
+    For lda-c files without ``vocab_path``, a ``voc.dat`` beside the file is used when present; a
+    folder or tar archive of lda-c files (``voc.dat`` and one ``*train*.dat`` / ``*test*.dat``
+    each, like the hotel reviews) gives its ``subset`` half. ``reuters`` is Reuters-21578's SGML
+    files (folder or archive): the ModApte ``subset``, labels restricted to the 90 categories.
+    Folder and Reuters texts go through ``vectorizer`` (default :func:`medlda.text.make_vectorizer`).
     """
     path = _existing(path)
     if format == "auto":
         format = guess_format(path)
-    if format not in ("bow", "ldac", "folder"):
-        raise ValueError(f"format must be 'auto', 'bow', 'ldac' or 'folder', not {format!r}")
-    if format != "folder" and (subset is not None or categories is not None or vectorizer is not None):
-        raise ValueError("subset, categories and vectorizer apply only to folder corpora")
+    if format not in FORMATS:
+        raise ValueError(f"format must be 'auto' or one of {', '.join(map(repr, FORMATS))}, not {format!r}")
+    collection = format == "reuters" or (format == "ldac" and is_collection(path))
+    if format != "folder" and (categories is not None or (vectorizer is not None and format != "reuters")
+                               or (subset is not None and not collection)):
+        raise ValueError("subset, categories and vectorizer apply only to folder corpora (subset also "
+                         "to Reuters and lda-c collections, vectorizer to Reuters)")
     if format != "ldac" and vocab_path is not None:
         raise ValueError("vocab_path applies only to lda-c files")
     if format == "bow":
         return read_bow(path, vocabulary)
+    if format == "reuters":
+        return _read_reuters_corpus(path, subset or "train", vocabulary, vectorizer)
+    if format == "ldac" and collection:
+        return read_ldac_collection(path, subset or "train", vocabulary)
     if format == "ldac":
         if vocab_path is None and (path.parent / "voc.dat").is_file():
             vocab_path = path.parent / "voc.dat"
         return read_ldac(path, vocab_path, vocabulary)
     return _read_folder_corpus(path, subset, categories, vocabulary, vectorizer)
+
+
+FORMATS = ("bow", "ldac", "folder", "reuters")
+
+
+def _read_reuters_corpus(path: Path, subset: str, vocabulary, vectorizer) -> Corpus:
+    """Reuters-21578 ModApte as a multi-label corpus (title and body, the standard preprocessing
+    without e-mail header stripping)."""
+    from sklearn.base import clone
+
+    from .reuters import modapte_subset
+    from .text import count_oov_tokens, make_vectorizer
+
+    texts, labels, _, ids = modapte_subset(path, subset)
+    vectorizer = make_vectorizer(news=False, vocabulary=vocabulary) if vectorizer is None else clone(vectorizer)
+    if vocabulary is not None:
+        vectorizer.set_params(vocabulary=[str(w) for w in vocabulary])
+    X = vectorizer.fit_transform(texts).tocsr()
+    n_oov = 0 if vocabulary is None else count_oov_tokens(vectorizer, texts, X)
+    keep = np.flatnonzero(np.asarray(X.sum(axis=1)).ravel() > 0)
+    corpus = Corpus.from_sparse(X[keep], vectorizer.get_feature_names_out(),
+                                labels=[labels[d] for d in keep], source=str(path))
+    corpus.n_empty_skipped = len(texts) - keep.size
+    corpus.n_oov_dropped = n_oov
+    corpus.doc_names = [f"NEWID={ids[d]}" for d in keep]
+    return corpus
+
+
+def read_ldac_collection(path: PathLike, subset: str = "train",
+                         vocabulary: Sequence[str] | np.ndarray | None = None) -> Corpus:
+    """The ``subset`` half of a folder or tar archive of lda-c files: ``voc.dat`` plus one ``.dat``
+    file whose name holds ``train`` and one holding ``test`` (the hotel-review layout)."""
+    import tempfile
+
+    path = _existing(path)
+    if subset not in ("train", "test"):
+        raise ValueError(f"subset must be 'train' or 'test' for an lda-c collection, not {subset!r}")
+    names = _collection_files(path)
+    vocab = [n for n in names if PurePosixPath(n).name == "voc.dat"]
+    data = [n for n in names if PurePosixPath(n).suffix == ".dat" and subset in PurePosixPath(n).name
+            and n not in vocab]
+    if len(vocab) != 1 or len(data) != 1:
+        raise InputFormatError(str(path), None, f"expected one voc.dat and one *{subset}*.dat lda-c file, "
+                                                f"found {len(vocab)} and {len(data)}")
+    if path.is_dir():
+        corpus = read_ldac(path / data[0], path / vocab[0], vocabulary)
+        corpus.source = str(path / data[0])
+        return corpus
+    with tempfile.TemporaryDirectory(prefix="medlda-") as tmp, tarfile.open(path, "r:*") as tar:
+        local = {}
+        for name in (vocab[0], data[0]):
+            local[name] = Path(tmp) / PurePosixPath(name).name
+            local[name].write_bytes(tar.extractfile(name).read())
+        try:
+            corpus = read_ldac(local[data[0]], local[vocab[0]], vocabulary)
+        except InputFormatError as err:  # name the file inside the archive, not the temporary copy
+            where = f"{path}:{data[0]}" if str(local[data[0]]) == err.path else f"{path}:{vocab[0]}"
+            raise InputFormatError(where, err.line, err.problem) from None
+    corpus.source = f"{path}:{data[0]}"
+    return corpus
+
+
+def is_collection(path: PathLike) -> bool:
+    """Whether ``path`` is a directory or a tar archive (a collection of files)."""
+    path = Path(path)
+    return path.is_dir() or path.name.lower().endswith(ARCHIVE_SUFFIXES)
+
+
+def _collection_files(path: Path) -> list[str]:
+    """Relative names (directory) or member names (archive) of the files of a collection."""
+    if path.is_dir():
+        return sorted(str(p.relative_to(path)) for p in path.rglob("*") if p.is_file())
+    try:
+        with tarfile.open(path, "r:*") as tar:
+            return [m.name for m in tar.getmembers() if m.isfile()]
+    except (tarfile.TarError, EOFError, zlib.error) as err:
+        raise InputFormatError(str(path), None, f"cannot read the archive: {err}") from err
 
 
 def _read_folder_corpus(path: Path, subset, categories, vocabulary, vectorizer) -> Corpus:
@@ -480,10 +567,17 @@ def folder_splits(path: PathLike) -> list[str]:
 
 
 def guess_format(path: PathLike) -> str:
-    """The format ``read_corpus`` would pick: folder (directory or tar archive), ldac (first data line
+    """The format ``read_corpus`` would pick: for a directory or tar archive reuters (``reut2-NNN.sgm``
+    files), ldac (a ``voc.dat`` and ``.dat`` files), else folder; for a file ldac (first data line
     ``N SCORE id:count ...`` with N pairs), else bow."""
     path = Path(path)
-    if path.is_dir() or path.name.lower().endswith(ARCHIVE_SUFFIXES):
+    if is_collection(path):
+        names = [PurePosixPath(n).name for n in _collection_files(path)]
+        from .reuters import SGML_NAME
+        if any(SGML_NAME.search(n) for n in names):
+            return "reuters"
+        if "voc.dat" in names and any(n.endswith(".dat") and "train" in n for n in names):
+            return "ldac"
         return "folder"
     with open(path, encoding="utf-8-sig", errors="backslashreplace") as fh:
         for line in fh:
