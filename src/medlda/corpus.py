@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
+
+NPY_FORMAT = "medlda-corpus-npy"
+NPY_META = "corpus.json"
 
 
 @dataclass
@@ -115,6 +120,61 @@ class Corpus:
         names = None if self.doc_names is None else [self.doc_names[d] for d in docs]
         return Corpus(self.word_ids[token_index], doc_ptr, self.vocabulary, labels,
                       source=self.source, doc_names=names)
+
+    # -- files (memory-mapped corpora) --------------------------------------------------------
+    def save_npy(self, directory) -> Path:
+        """Write the corpus to ``directory`` as ``word_ids.npy``, ``doc_ptr.npy``, ``vocabulary.npy``
+        and ``corpus.json`` (labels, names, counts), each file atomically and the JSON last; no pickle.
+        :meth:`load` with ``mmap=True`` then reads the token arrays from disk as they are used."""
+        from .atomic import atomic_write, atomic_write_text
+
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / NPY_META).unlink(missing_ok=True)  # a half-rewritten folder is never loadable
+        for name, arr in (("word_ids", self.word_ids), ("doc_ptr", self.doc_ptr), ("vocabulary", self.vocabulary)):
+            atomic_write(directory / f"{name}.npy", lambda f, a=arr: np.save(f, a, allow_pickle=False))
+        meta = {"format": NPY_FORMAT, "format_version": 1, "n_docs": self.n_docs, "n_tokens": self.n_tokens,
+                "n_words": self.n_words, "source": self.source, "n_empty_skipped": self.n_empty_skipped,
+                "n_oov_dropped": self.n_oov_dropped,
+                "labels": None if self.labels is None else [list(lab) for lab in self.labels],
+                "doc_names": self.doc_names}
+        atomic_write_text(directory / NPY_META, json.dumps(meta))
+        return directory
+
+    @classmethod
+    def load(cls, directory, mmap: bool = False) -> "Corpus":
+        """Read a corpus written by :meth:`save_npy`. With ``mmap=True`` the int32 token array and
+        the offsets are memory-mapped (copy-on-write, never written back): a corpus larger than
+        memory is paged in as the sampler reads it, and the kernels take the arrays as they are."""
+        directory = Path(directory)
+        try:
+            meta = json.loads((directory / NPY_META).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{directory}: not a corpus folder written by Corpus.save_npy ({exc})") from None
+        if not isinstance(meta, dict) or meta.get("format") != NPY_FORMAT:
+            raise ValueError(f"{directory}: not a corpus folder written by Corpus.save_npy")
+        mode = "c" if mmap else None
+        word_ids = np.load(directory / "word_ids.npy", mmap_mode=mode, allow_pickle=False)
+        doc_ptr = np.load(directory / "doc_ptr.npy", mmap_mode=mode, allow_pickle=False)
+        if word_ids.dtype != np.int32 or doc_ptr.dtype != np.int64:
+            raise ValueError(f"{directory}: token arrays must be int32 word ids and int64 offsets")
+        if word_ids.size != meta.get("n_tokens") or doc_ptr.size != meta.get("n_docs", -2) + 1:
+            raise ValueError(f"{directory}: array sizes disagree with {NPY_META}")
+        vocabulary = np.load(directory / "vocabulary.npy", allow_pickle=False)
+        labels = meta.get("labels")
+        return cls(word_ids, doc_ptr, vocabulary, None if labels is None else [tuple(lab) for lab in labels],
+                   n_empty_skipped=meta.get("n_empty_skipped", 0), n_oov_dropped=meta.get("n_oov_dropped", 0),
+                   source=meta.get("source") or str(directory), doc_names=meta.get("doc_names"))
+
+    @property
+    def mmap_file(self) -> str | None:
+        """The file the token array is memory-mapped from, if it is (else None)."""
+        base = self.word_ids
+        while base is not None and not isinstance(base, np.memmap):
+            base = getattr(base, "base", None)
+        if base is None or getattr(base, "filename", None) is None or base.size != self.word_ids.size:
+            return None
+        return str(base.filename)
 
     # -- labels ------------------------------------------------------------------------------
     def single_labels(self) -> np.ndarray:

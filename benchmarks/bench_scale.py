@@ -1,0 +1,169 @@
+"""Scale: seconds per iteration, tokens/s and peak memory on generated corpora, printed as JSON.
+
+Corpora of 10^4, 10^5 and 10^6 documents of about 100 tokens each (Poisson(100) lengths, V =
+50,000 words, drawn from 50 planted topics with Zipf-shaped word distributions, three topics per
+document), generated once, vectorized, and cached as memory-mapped .npy folders
+(``Corpus.save_npy``). Unsupervised LDA with the light sampler, for every K and mode:
+
+- ``local``: one process, one thread (n_jobs=1 when the estimator has n_jobs);
+- ``local-2``: one process, n_jobs=2 (only when ``'n_jobs' in LDA().get_params()``);
+- ``ray-2``: the Ray data-parallel backend with 2 local workers (a fresh local cluster).
+
+Each configuration runs in its own subprocess, so peak memories (``ru_maxrss``) do not mix; the Ray
+rows add the workers' own peaks. Seconds per iteration exclude JIT compilation and Ray start-up
+(both reported apart).
+
+    python benchmarks/bench_scale.py > scale.json                          # everything (hours)
+    python benchmarks/bench_scale.py --docs 10000 100000 --ks 100 --iters 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+N_WORDS = 50_000
+N_TRUE_TOPICS = 50
+DOC_LENGTH = 100
+TOPICS_PER_DOC = 3
+CHUNK_DOCS = 50_000
+
+
+def generate(n_docs: int, seed: int = 0):
+    """(word_ids int32, doc_ptr int64) of a planted-topic corpus, built in chunks of documents."""
+    rng = np.random.default_rng(seed)
+    ranks = np.arange(1, N_WORDS + 1, dtype=np.float64)
+    cdf = np.cumsum(1.0 / ranks ** 1.05)
+    cdf /= cdf[-1]
+    offsets = rng.integers(0, N_WORDS, size=N_TRUE_TOPICS)
+    lengths = np.maximum(rng.poisson(DOC_LENGTH, size=n_docs), 1)
+    doc_ptr = np.concatenate(([0], np.cumsum(lengths, dtype=np.int64)))
+    word_ids = np.empty(doc_ptr[-1], dtype=np.int32)
+    for start in range(0, n_docs, CHUNK_DOCS):
+        stop = min(start + CHUNK_DOCS, n_docs)
+        n = stop - start
+        doc_topics = rng.integers(0, N_TRUE_TOPICS, size=(n, TOPICS_PER_DOC))
+        weights = rng.dirichlet(np.ones(TOPICS_PER_DOC), size=n)
+        chunk_lengths = lengths[start:stop]
+        doc_of_token = np.repeat(np.arange(n), chunk_lengths)
+        pick = (rng.random(doc_of_token.size)[:, None] > np.cumsum(weights, axis=1)[doc_of_token]).sum(axis=1)
+        topic = doc_topics[doc_of_token, np.minimum(pick, TOPICS_PER_DOC - 1)]
+        rank = np.searchsorted(cdf, rng.random(doc_of_token.size))
+        word_ids[doc_ptr[start]:doc_ptr[stop]] = (offsets[topic] + rank) % N_WORDS
+    return word_ids, doc_ptr
+
+
+def cached_corpus(n_docs: int, cache: Path) -> Path:
+    """The folder of the generated corpus of ``n_docs`` documents (generated on first use)."""
+    from medlda.corpus import NPY_META, Corpus
+
+    folder = cache / f"docs{n_docs}"
+    if not (folder / NPY_META).is_file():
+        word_ids, doc_ptr = generate(n_docs)
+        vocabulary = np.array([f"w{v}" for v in range(N_WORDS)])
+        Corpus(word_ids, doc_ptr, vocabulary, source=f"generated-{n_docs}").save_npy(folder)
+    return folder
+
+
+def run_one(folder: Path, k: int, mode: str, n_iter: int, options: dict) -> dict:
+    """Train once in this process and measure (called in a fresh subprocess per configuration)."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    from medlda import LDA
+    from medlda.corpus import Corpus
+
+    corpus = Corpus.load(folder, mmap=True)
+    params = dict(n_iter=n_iter, sampler="light", random_state=0, **options)
+    if mode == "local-2":
+        params["n_jobs"] = 2
+    elif mode == "local" and "n_jobs" in LDA().get_params():
+        params["n_jobs"] = 1
+    elif mode == "ray-2":
+        params.update(backend="ray", n_workers=2)
+    tic = time.perf_counter()
+    model = LDA(k, **params).fit(corpus)
+    wall = time.perf_counter() - tic
+    stats = model.fit_stats_
+    driver_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    workers = stats.get("worker_peak_rss_bytes", [])
+    return {
+        "n_docs": corpus.n_docs, "n_tokens": corpus.n_tokens, "n_words": corpus.n_words, "k": k,
+        "mode": mode, "n_iter": n_iter, "options": options,
+        "seconds_per_iteration": stats["train_seconds"] / n_iter,
+        "tokens_per_second": stats["tokens_per_second"],
+        "compile_seconds": stats["compile_seconds"],
+        "ray_worker_startup_seconds": stats.get("worker_startup_seconds"),
+        "fit_wall_seconds": wall,
+        "peak_rss_bytes": driver_peak + sum(workers),
+        "driver_peak_rss_bytes": driver_peak, "worker_peak_rss_bytes": workers,
+        "log_joint": model.log_joint_,
+    }
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--docs", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    p.add_argument("--ks", type=int, nargs="+", default=[100, 400, 1000])
+    p.add_argument("--iters", type=int, default=5)
+    p.add_argument("--modes", nargs="+", default=["local", "local-2", "ray-2"])
+    p.add_argument("--light-variant", choices=["partial", "collapsed"], default=None,
+                   help="default: the estimator's default")
+    p.add_argument("--cache", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "medlda-bench-scale")
+    p.add_argument("--one", nargs=3, metavar=("FOLDER", "K", "MODE"), help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    options = {} if args.light_variant is None else {"light_variant": args.light_variant}
+    if args.one:
+        folder, k, mode = args.one
+        print(json.dumps(run_one(Path(folder), int(k), mode, args.iters, options)))
+        return 0
+
+    from medlda import LDA
+
+    modes = [m for m in args.modes if m != "local-2" or "n_jobs" in LDA().get_params()]
+    skipped = sorted(set(args.modes) - set(modes))
+    rows = []
+    for n_docs in args.docs:
+        tic = time.perf_counter()
+        folder = cached_corpus(n_docs, args.cache)
+        print(f"corpus of {n_docs} documents ready in {time.perf_counter() - tic:.1f} s", file=sys.stderr)
+        for k in args.ks:
+            for mode in modes:
+                cmd = [sys.executable, __file__, "--one", str(folder), str(k), mode, "--iters", str(args.iters)]
+                if args.light_variant:
+                    cmd += ["--light-variant", args.light_variant]
+                done = subprocess.run(cmd, capture_output=True, text=True)
+                if done.returncode != 0:
+                    row = {"n_docs": n_docs, "k": k, "mode": mode, "error": done.stderr.strip().splitlines()[-1:]}
+                else:
+                    row = json.loads(done.stdout.strip().splitlines()[-1])
+                rows.append(row)
+                print(json.dumps(row), file=sys.stderr)
+    print(json.dumps({"benchmark": "scale", "cpu_count": os.cpu_count(), "iters": args.iters,
+                      "modes_skipped": {m: "the estimator has no n_jobs parameter" for m in skipped},
+                      "results": rows, "per_iteration_ratios": _ratios(rows)}, indent=1))
+    return 0
+
+
+def _ratios(rows: list[dict]) -> list[dict]:
+    """Seconds per iteration of each corpus size over the next smaller one (same K and mode)."""
+    ok = [r for r in rows if "error" not in r]
+    out = []
+    for r in ok:
+        smaller = [s for s in ok if s["k"] == r["k"] and s["mode"] == r["mode"] and s["n_docs"] < r["n_docs"]]
+        if smaller:
+            s = max(smaller, key=lambda x: x["n_docs"])
+            out.append({"k": r["k"], "mode": r["mode"], "docs": [s["n_docs"], r["n_docs"]],
+                        "tokens_ratio": r["n_tokens"] / s["n_tokens"],
+                        "seconds_ratio": r["seconds_per_iteration"] / s["seconds_per_iteration"]})
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())
