@@ -226,11 +226,11 @@ def test_word_proposal_tables_draw_their_frozen_q():
     from numba import njit
 
     @njit
-    def draws(n, state, v, sp_off, sp_topic, sp_prob, sp_alias, sp_mass, dense_prob, dense_alias, dense_mass):
+    def draws(n, state, v, sp_off, sp_table, sp_mass, dense_prob, dense_alias, dense_mass):
         out = np.empty(n, np.int64)
         for i in range(n):
-            state, out[i] = _draw_sparse_dense(state, sp_off[v], sp_off[v + 1] - sp_off[v], sp_topic, sp_prob,
-                                               sp_alias, sp_mass[v], dense_prob, dense_alias, dense_mass)
+            state, out[i] = _draw_sparse_dense(state, sp_off[v], sp_off[v + 1] - sp_off[v], sp_table, sp_mass[v],
+                                               dense_prob, dense_alias, dense_mass)
         return out
 
     n_wk = np.array([[0, 5, 0, 1, 0, 0], [3, 0, 0, 0, 0, 9], [0, 0, 0, 0, 0, 0]], np.int32)
@@ -239,8 +239,7 @@ def test_word_proposal_tables_draw_their_frozen_q():
     offsets = hash_offsets(n_wk.sum(1).astype(np.int64), 6)
     slots = np.empty(3 * offsets[-1], np.int32)
     fill_from_dense(n_wk, offsets, slots)
-    arrays = (np.empty(4, np.int64), np.empty(18, np.int32), np.empty(18), np.empty(18, np.int32), np.empty(3),
-              np.empty(6), np.empty(6, np.int64))
+    arrays = (np.empty(4, np.int64), np.empty(3 * 18), np.empty(3), np.empty(6), np.empty(6, np.int64))
     inv = np.empty(6)
     dense_mass = compact_and_build(offsets, slots, n_k, beta, vbeta, *arrays, inv)
     for v in range(3):

@@ -4,9 +4,10 @@ import logging
 
 from .corpus import Corpus
 from .estimators import LDA, MedLDAClassifier
+from .regression import MedLDARegressor
 
 __version__ = "0.1.0"
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
-__all__ = ["Corpus", "LDA", "MedLDAClassifier", "__version__"]
+__all__ = ["Corpus", "LDA", "MedLDAClassifier", "MedLDARegressor", "__version__"]

@@ -7,26 +7,69 @@ PARAMS = {
     "alpha_sum": "alpha_sum : float, default=6.4\n    Total Dirichlet prior mass on a document's topics; alpha_k = alpha_sum / K.",
     "beta": "beta : float, default=0.01\n    Symmetric Dirichlet prior of each topic's word distribution.",
     "n_iter": "n_iter : int, default=50\n    Training iterations (one aux draw, one sweep over all tokens, one eta draw each).",
-    "sampler": ("sampler : {'gibbs', 'light'}, default='gibbs'\n    'gibbs' is the exact collapsed sampler, "
-                "O(K) per token: the reference. 'light' is LightMedLDA: Metropolis-Hastings with doc, "
-                "word and exp proposals from alias tables, O(1) per token, and coordinate Gibbs for eta."),
-    "light_variant": ("light_variant : {'partial', 'collapsed'}, default='partial'\n    'partial' draws phi "
-                      "each iteration and is exact; 'collapsed' is the papers' sampler (frozen tables, a "
-                      "small bias that shrinks with corpus size)."),
+    "sampler": ("sampler : {'gibbs', 'light', 'blocked'}, default='gibbs'\n    'gibbs' is the exact collapsed "
+                "sampler, O(K) per token: the reference. 'light' is LightMedLDA: Metropolis-Hastings with doc, "
+                "word and exp proposals from alias tables, O(1) per token, and coordinate Gibbs for eta. "
+                "'blocked' (LDA only) redraws all tokens of one word in one document jointly (SPEC §8), "
+                "see block_simulation."),
+    "block_simulation": ("block_simulation : {'nested', 'backward'}, default='nested'\n    How the blocked "
+                         "sampler draws a block's topic counts exactly: 'nested' walks down a balanced "
+                         "binary tree over topics (O(C log K) draws), 'backward' goes through the topics "
+                         "in turn (O(K)). Both cost O(K C^2) per block of C tokens to build."),
+    "trace_every": ("trace_every : int, default=1\n    Take the trace's measurements (log joint, held-out "
+                    "perplexity) every this many iterations and after the last."),
+    "light_variant": ("light_variant : {'collapsed', 'partial'}, default='collapsed'\n    'collapsed' is the "
+                      "papers' sampler: O(1) per token whatever K, faster mixing, a small bias from its "
+                      "frozen tables that vanishes as the corpus grows (measured). 'partial' draws phi each "
+                      "iteration and is exact, at O(V K) per iteration and slower mixing."),
     "proposal": ("proposal : {'mixture', 'cycle', 'doc', 'word', 'exp'}, default='mixture'\n    How the light "
                  "sampler's MH steps pick proposals: uniformly at random, in turn, or one kind only."),
     "n_mh": "n_mh : int, default=6\n    Metropolis-Hastings steps per token (light sampler).",
     "n_gibbs": "n_gibbs : int, default=2\n    Coordinate Gibbs sweeps over eta per iteration (light sampler).",
-    "c": "c : float, default=1.6\n    Regularization constant weighing the labels against the words (papers: c or lambda).",
+    "c": ("c : float or 'auto', default='auto'\n    Regularization constant weighing the labels against the "
+          "words (papers: c or lambda). 'auto' takes the papers' settings: 1.6 for the hinge loss; 25 (two "
+          "classes, gSLDA) or 204.8 (several tasks, LightMedLDA) for the logistic loss. The value used is "
+          "``c_``."),
+    "c_regression": ("c : float, default=4.0\n    Regularization constant weighing the responses against "
+                     "the words (1 / noise variance for the squared loss). Hotel reviews, K = 20, light, "
+                     "40 iterations: c = 1, 4, 16, 64, 262.4 gave test R^2 0.51, 0.54, 0.53, 0.58, 0.55."),
+    "epsilon": "epsilon : float, default=1e-3\n    Width of the epsilon-insensitive loss (no penalty when |y - omega| <= epsilon).",
+    "strategy": ("strategy : {'multitask', 'ovr'}, default='multitask'\n    Several classes or labels: "
+                 "'multitask' learns C classifiers on one shared set of topics; 'ovr' trains C independent "
+                 "binary models, each with its own topics (in parallel processes, see n_jobs)."),
+    "n_jobs": ("n_jobs : int or None, default=None\n    Cores to use (None: 1, -1: all). The light sampler "
+               "splits the documents across threads: with light_variant='partial' the result is the same "
+               "on any number of threads; with 'collapsed' each thread samples against a snapshot of the "
+               "counts, merged after each sweep (the approximate distributed-LDA scheme). One-vs-rest runs "
+               "its C binary models in parallel processes instead (never more than C)."),
     "margin": ("margin : float or 'auto', default='auto'\n    Hinge-loss margin l. 'auto' takes the papers' "
                "settings: 164 for two classes (c * l = 262.4), 64 for several (the authors' LightMedLDA "
                "default, c * l = 102.4). The value used is ``margin_``."),
     "sigma2": "sigma2 : float, default=1.0\n    Prior variance of each classifier weight eta_tk.",
-    "loss": "loss : {'hinge'}, default='hinge'\n    Classification loss: 'hinge' is Gibbs MedLDA.",
+    "loss": ("loss : {'hinge', 'logistic'}, default='hinge'\n    Classification loss: 'hinge' is Gibbs "
+             "MedLDA (inverse-Gaussian augmentation); 'logistic' is gSLDA (Polya-Gamma augmentation), "
+             "which also gives ``predict_proba``."),
+    "loss_regression": ("loss : {'epsilon', 'squared'}, default='epsilon'\n    Regression loss: "
+                        "'epsilon' is MedLDA regression (epsilon-insensitive, two inverse-Gaussian "
+                        "augmentations); 'squared' is sLDA's Gaussian response."),
     "n_eta_avg": "n_eta_avg : int, default=5\n    Predict with the average of the eta samples of the last n_eta_avg iterations.",
     "n_infer_burn": "n_infer_burn : int, default=30\n    Gibbs sweeps over a new document's topics before averaging (SPEC §7).",
     "n_infer_avg": "n_infer_avg : int, default=20\n    Sweeps whose doc-topic counts are averaged for a new document.",
-    "trace": "trace : bool, default=False\n    Record the log joint after every iteration in ``trace_`` (costs O(DK + VK) each).",
+    "trace": ("trace : bool, default=False\n    Record the log joint (SPEC §9) after every iteration in ``trace_``, "
+              "a list of dicts with iteration, seconds (sampling only) and log_joint (costs O(DK + VK) "
+              "each, not counted in seconds); LDA.fit(X, heldout=...) adds perplexity."),
+    "checkpoint_every": ("checkpoint_every : int, default=0\n    Write the whole sampler state to checkpoint_path "
+                         "every this many iterations (0: never), atomically; see resume."),
+    "checkpoint_path": "checkpoint_path : str or path, default=None\n    The checkpoint file (npz + JSON, no pickle).",
+    "resume": ("resume : bool, default=False\n    Go on from checkpoint_path if it exists (same data and "
+               "settings, else an error); a resumed run ends with the same model as an uninterrupted one."),
+    "backend": ("backend : {'local', 'ray'}, default='local'\n    Where training runs: this process, or "
+                "data-parallel on a Ray cluster (``pip install medlda[ray]``): n_workers actors hold "
+                "document shards; exact for light_variant='partial' given phi, approximate (stale counts "
+                "within an iteration) for the collapsed samplers."),
+    "n_workers": "n_workers : int, default=2\n    Ray actors (document shards) when backend='ray'.",
+    "ray_address": ("ray_address : str or None, default=None\n    Address of a running Ray cluster; None "
+                    "joins the one ray.init() finds or starts a local one."),
     "random_state": "random_state : int or None, default=None\n    Seed; the same seed gives bitwise-identical results.",
     "verbose": "verbose : int, default=0\n    1 shows a progress bar (iteration, train accuracy, log likelihood, tokens/s) on stderr.",
 }

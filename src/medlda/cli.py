@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 import numpy as np
 
 from . import __version__
-from .corpus import Corpus
+from .atomic import atomic_write_text
+from .corpus import NPY_META, Corpus
 from .exceptions import MedLDAError
 from .samplers import LIGHT_VARIANTS, SAMPLERS
 
@@ -46,20 +48,51 @@ def _parser() -> argparse.ArgumentParser:
                    "gives its test half)")
     t.add_argument("--topics", type=int, default=20, help="number of topics K (default 20)")
     t.add_argument("--iters", type=int, default=50, help="training iterations (default 50)")
-    t.add_argument("--sampler", choices=SAMPLERS, default="gibbs")
+    t.add_argument("--sampler", choices=SAMPLERS, default="gibbs",
+                   help="gibbs (exact), light (LightMedLDA) or blocked (blocked Gibbs, with --unsupervised)")
+    t.add_argument("--block-simulation", choices=["nested", "backward"], default="nested",
+                   help="blocked sampler: how a block's topic counts are drawn (default nested)")
+    t.add_argument("--trace", metavar="FILE",
+                   help="write the per-iteration trace (iteration, sampling seconds, log joint; with "
+                        "--unsupervised and --test also held-out perplexity) to FILE as JSON")
+    t.add_argument("--trace-every", type=int, default=1, metavar="N",
+                   help="measure the trace every N iterations (default 1)")
     t.add_argument("--seed", type=int, default=None, help="random seed (same seed, same model)")
-    t.add_argument("--light-variant", choices=LIGHT_VARIANTS, default="partial",
+    t.add_argument("--light-variant", choices=LIGHT_VARIANTS, default="collapsed",
                    help="light sampler: 'partial' (exact, phi drawn) or 'collapsed' (the papers')")
     t.add_argument("--proposal", choices=["mixture", "cycle", "doc", "word", "exp"], default="mixture")
     t.add_argument("--n-mh", type=int, default=6, help="MH steps per token (light)")
     t.add_argument("--alpha-sum", type=float, default=6.4)
     t.add_argument("--beta", type=float, default=0.01)
-    t.add_argument("--c", type=float, default=1.6, help="regularization constant c (default 1.6)")
+    t.add_argument("--c", type=float, default=None,
+                   help="regularization constant c (default: hinge 1.6, logistic 25 binary / 204.8 "
+                        "several tasks, regression 4)")
+    t.add_argument("--task", choices=["auto", "classification", "multilabel", "regression"], default="auto",
+                   help="auto: multi-label if a document has zero or several labels, regression if the "
+                        "labels are numbers not all integers, else classification")
+    t.add_argument("--loss", choices=["hinge", "logistic", "epsilon", "squared"], default=None,
+                   help="hinge or logistic (classification, default hinge); epsilon or squared "
+                        "(regression, default epsilon)")
+    t.add_argument("--strategy", choices=["multitask", "ovr"], default="multitask",
+                   help="several classes or labels: shared topics, or one binary model each (ovr)")
+    t.add_argument("--n-jobs", type=int, default=1,
+                   help="cores: light sampler threads, or one-vs-rest processes (default 1; -1 all cores)")
+    t.add_argument("--epsilon", type=float, default=1e-3, help="epsilon-insensitive loss width (default 1e-3)")
     t.add_argument("--margin", type=float, default=None,
                    help="hinge margin l (default: 164 for two classes, 64 for more, as in the papers)")
     t.add_argument("--sigma2", type=float, default=1.0, help="prior variance of eta (default 1)")
     t.add_argument("--unsupervised", action="store_true", help="plain LDA: ignore labels")
     t.add_argument("--out", help="save the fitted model to this file")
+    t.add_argument("--checkpoint", help="checkpoint file: the whole sampler state (npz + JSON), "
+                   "replaced atomically every --checkpoint-every iterations")
+    t.add_argument("--checkpoint-every", type=int, default=0, metavar="N",
+                   help="write a checkpoint every N iterations (default 0: never)")
+    t.add_argument("--resume", action="store_true",
+                   help="go on from --checkpoint if it exists (same data and settings)")
+    t.add_argument("--backend", choices=["local", "ray"], default="local",
+                   help="train in this process, or data-parallel on a Ray cluster (medlda[ray])")
+    t.add_argument("--address", help="Ray cluster address (default: start or join a local one)")
+    t.add_argument("--workers", type=int, default=2, help="Ray workers, one document shard each (default 2)")
     t.add_argument("--top-words", type=int, default=10)
     _output_args(t)
     t.set_defaults(func=cmd_train)
@@ -82,7 +115,7 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--docs", type=int, default=2000)
     d.add_argument("--topics", type=int, default=10)
     d.add_argument("--iters", type=int, default=100)
-    d.add_argument("--sampler", choices=SAMPLERS, default="gibbs")
+    d.add_argument("--sampler", choices=[s for s in SAMPLERS if s != "blocked"], default="gibbs")
     d.add_argument("--seed", type=int, default=0)
     _output_args(d)
     d.set_defaults(func=cmd_demo)
@@ -107,8 +140,10 @@ def _show_progress(args) -> bool:
 
 # -- reading --------------------------------------------------------------------------------------
 def _read(args, path: str, role: str, vocabulary=None) -> Corpus:
-    from .readers import folder_splits, guess_format, read_corpus
+    from .readers import folder_splits, guess_format, is_collection, read_corpus
 
+    if os.path.isfile(os.path.join(path, NPY_META)):
+        return _read_npy(path, vocabulary)
     fmt = args.format if args.format != "auto" else guess_format(path)
     kwargs = {}
     if fmt == "folder":
@@ -117,11 +152,23 @@ def _read(args, path: str, role: str, vocabulary=None) -> Corpus:
             kwargs["categories"] = [c.strip() for c in args.categories.split(",") if c.strip()]
     if fmt == "ldac" and args.vocab:
         kwargs["vocab_path"] = args.vocab
+    if fmt == "reuters" or (fmt == "ldac" and is_collection(path)):
+        kwargs["subset"] = role if role in ("train", "test") else "test"
     corpus = read_corpus(path, format=fmt, vocabulary=vocabulary, **kwargs)
     if corpus.n_empty_skipped:
         _warn(args, f"{path}: skipped {corpus.n_empty_skipped} empty documents")
     if corpus.n_oov_dropped:
         _warn(args, f"{path}: dropped {corpus.n_oov_dropped} out-of-vocabulary tokens")
+    if corpus.n_docs == 0:
+        raise CLIError(f"{path}: no non-empty documents")
+    return corpus
+
+
+def _read_npy(path: str, vocabulary=None) -> Corpus:
+    """A corpus folder written by Corpus.save_npy, its token arrays memory-mapped."""
+    corpus = Corpus.load(path, mmap=True)
+    if vocabulary is not None and not np.array_equal(corpus.vocabulary, vocabulary):
+        raise CLIError(f"{path}: its vocabulary is not the training data's (save both with one vocabulary)")
     if corpus.n_docs == 0:
         raise CLIError(f"{path}: no non-empty documents")
     return corpus
@@ -145,23 +192,27 @@ def _check_seen(y_test: np.ndarray, classes: np.ndarray, path: str) -> None:
 def cmd_train(args) -> int:
     from .estimators import LDA, MedLDAClassifier
 
+    if args.sampler == "blocked" and not args.unsupervised:
+        raise CLIError("--sampler blocked is for plain LDA: add --unsupervised")
     train = _read(args, args.train, "train")
     test = _read(args, args.test, "test", vocabulary=train.vocabulary) if args.test else None
     common = dict(alpha_sum=args.alpha_sum, beta=args.beta, n_iter=args.iters, sampler=args.sampler,
+                  trace=bool(args.trace),
                   light_variant=args.light_variant, proposal=args.proposal, n_mh=args.n_mh,
-                  random_state=args.seed, verbose=int(_show_progress(args)))
+                  n_jobs=args.n_jobs, random_state=args.seed, verbose=int(_show_progress(args)),
+                  checkpoint_every=args.checkpoint_every, checkpoint_path=args.checkpoint,
+                  resume=args.resume, backend=args.backend, n_workers=args.workers,
+                  ray_address=args.address)
+    if args.resume and args.checkpoint and not os.path.exists(args.checkpoint):
+        _warn(args, f"{args.checkpoint}: no checkpoint yet, starting from the first iteration")
     if args.unsupervised:
-        model = LDA(args.topics, **common).fit(train)
+        model = LDA(args.topics, block_simulation=args.block_simulation, trace_every=args.trace_every,
+                    **common).fit(train, heldout=test if args.trace else None)
     else:
-        y = _labels(train, args.train)
-        margin = "auto" if args.margin is None else args.margin
-        model = MedLDAClassifier(args.topics, c=args.c, margin=margin, sigma2=args.sigma2, **common)
-        y_test = None
-        if test is not None:
-            y_test = _labels(test, args.test)
-            _check_seen(y_test, np.unique(y), args.test)
-        model.fit(train, y)
+        model, task, y_test = _fit_supervised(args, train, test, common)
     result = _train_summary(model, train, args)
+    result.update({k: model.fit_stats_[k] for k in ("backend", "n_workers", "resumed_from_iteration")
+                   if k in model.fit_stats_})
     if test is not None:
         result["n_test_docs"] = test.n_docs
         result["test_empty_skipped"] = test.n_empty_skipped
@@ -169,12 +220,60 @@ def cmd_train(args) -> int:
         if args.unsupervised:
             result["perplexity"] = model.perplexity(test)
         else:
-            result["accuracy"] = float(model.score(test, y_test))
+            from .tasks import measures
+            result.update(measures(task, y_test, model.predict(test)))
     if args.out:
         model.save(args.out)
         result["model"] = args.out
+    if args.trace:
+        atomic_write_text(args.trace, json.dumps(model.trace_, indent=1) + "\n")
+        result["trace"] = args.trace
     _report(model, result, args)
     return 0
+
+
+def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict):
+    """Pick the task from the labels (or --task), build the estimator, fit it; return it, the task
+    and the test targets (None without --test)."""
+    from .estimators import MedLDAClassifier
+    from .regression import MedLDARegressor
+    from .tasks import detect_task, label_matrix, targets
+
+    if train.labels is None:
+        raise CLIError(f"{args.train}: documents carry no labels (use --unsupervised for plain LDA)")
+    task = detect_task(train) if args.task == "auto" else args.task
+    if args.loss is not None and (task == "regression") != (args.loss in ("epsilon", "squared")):
+        raise CLIError(f"--loss {args.loss} does not fit a {task} task (labels of {args.train})")
+    if task == "regression":
+        c = {} if args.c is None else {"c": args.c}
+        model = MedLDARegressor(args.topics, loss=args.loss or "epsilon", epsilon=args.epsilon,
+                                sigma2=args.sigma2, **c, **common)
+    else:
+        margin = "auto" if args.margin is None else args.margin
+        model = MedLDAClassifier(args.topics, c="auto" if args.c is None else args.c, margin=margin,
+                                 sigma2=args.sigma2, loss=args.loss or "hinge", strategy=args.strategy,
+                                 **common)
+    names = None
+    if task == "multilabel":
+        y, names, _ = label_matrix(train)
+    else:
+        y = targets(train, task)
+    y_test = None
+    if test is not None:
+        if test.labels is None:
+            raise CLIError(f"{args.test}: documents carry no labels")
+        if task == "multilabel":
+            y_test, _, dropped = label_matrix(test, names)
+            if dropped:
+                _warn(args, f"{args.test}: ignored {dropped} labels that no training document carries")
+        else:
+            y_test = targets(test, task)
+            if task == "classification":
+                _check_seen(y_test, np.unique(y), args.test)
+    model.fit(train, y)
+    if names is not None:
+        model.classes_ = names  # label names instead of column indices
+    return model, task, y_test
 
 
 def _train_summary(model, train: Corpus, args) -> dict:
@@ -188,6 +287,13 @@ def _train_summary(model, train: Corpus, args) -> dict:
     }
     if hasattr(model, "train_accuracy_"):
         result["train_accuracy"] = model.train_accuracy_
+    if hasattr(model, "train_score_"):
+        result["train_r2"] = model.train_score_
+    for key in ("loss", "strategy"):
+        if key in model.get_params():
+            result[key] = model.get_params()[key]
+    if "wall_seconds" in stats:
+        result["wall_seconds"] = stats["wall_seconds"]
     return result
 
 
@@ -199,7 +305,7 @@ def _report(model, result: dict, args) -> None:
         print(json.dumps(result))
         return
     if args.quiet:
-        for key in ("accuracy", "perplexity"):
+        for key in ("accuracy", "f1_micro", "f1_macro", "r2", "perplexity"):
             if key in result:
                 print(f"{key}: {result[key]:.4f}")
         return
@@ -207,7 +313,7 @@ def _report(model, result: dict, args) -> None:
           f"{result['n_train_docs']} documents, {result['n_train_tokens']} tokens: "
           f"{result['train_seconds']:.2f} s ({result['tokens_per_second'] / 1e6:.2f}M tokens/s; "
           f"compile {result['compile_seconds']:.2f} s)")
-    for key in ("train_accuracy", "accuracy", "perplexity"):
+    for key in ("train_accuracy", "train_r2", "accuracy", "f1_micro", "f1_macro", "r2", "perplexity"):
         if key in result:
             print(f"{key.replace('_', ' ')}: {result[key]:.4f}")
     print("\ntopics:")
@@ -230,10 +336,19 @@ def cmd_predict(args) -> int:
     corpus = _read(args, args.input, "test", vocabulary=vocab)
     pred = model.predict(corpus)
     result = {"n_docs": corpus.n_docs, "empty_skipped": corpus.n_empty_skipped, "oov_dropped": corpus.n_oov_dropped}
+    task = ("regression" if hasattr(model, "y_mean_") else
+            "multilabel" if getattr(model, "multilabel_", False) else "classification")
     if corpus.labels is not None:
-        y = corpus.single_labels()
-        _check_seen(y, model.classes_, args.input)
-        result["accuracy"] = float(np.mean(pred == y))
+        from .tasks import measures, targets
+        if task == "multilabel":
+            y = targets(corpus, task, names=np.asarray(model.classes_, dtype=str))
+        else:
+            y = targets(corpus, task)
+        if task == "classification":
+            _check_seen(y, model.classes_, args.input)
+        result.update(measures(task, y, pred))
+    if task == "multilabel":  # one line per document: its predicted labels, comma-separated
+        pred = np.array([",".join(str(c) for c, on in zip(model.classes_, row) if on) for row in pred])
     if args.out:
         write_lines(args.out, [str(p) for p in pred.tolist()])
         result["predictions"] = args.out
@@ -244,8 +359,9 @@ def cmd_predict(args) -> int:
     else:
         if not args.out:
             print("\n".join(str(p) for p in pred.tolist()))
-        if "accuracy" in result:
-            print(f"accuracy: {result['accuracy']:.4f}", file=sys.stderr)
+        for key in ("accuracy", "f1_micro", "f1_macro", "r2"):
+            if key in result:
+                print(f"{key}: {result[key]:.4f}", file=sys.stderr)
     return 0
 
 

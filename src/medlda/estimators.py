@@ -7,23 +7,34 @@ Thin layer: validate, turn X into a Corpus, run the training loop, keep the fitt
 from __future__ import annotations
 
 import numbers
+import os
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from . import training
 from ._docs import params_doc
+from .blocked_sampler import BLOCK_SIMULATIONS
+from .checkpoint import RunCheckpoints, check_run_params
 from .corpus import Corpus, check_count_matrix
-from .losses import LOSSES, make_loss
+from .losses import CLASSIFICATION_LOSSES, LOSSES, make_loss
+from .mixing import HeldoutPerplexity
+from .multiclass import codes_from_omega, effective_jobs, fit_ovr, label_indicator, ovr_zbar, subset_accuracy
 from .samplers import make_sampler
 from .training import SamplerState, Supervision
 
 BINARY_MARGIN = 164.0  # c * l = 262.4 with c = 1.6: the papers' binary 20 Newsgroups setting
 MULTICLASS_MARGIN = 64.0  # the authors' LightMedLDA default for multi-class (c * l = 102.4)
+HINGE_C = 1.6  # the authors' LightMedLDA default
+LOGISTIC_BINARY_C, LOGISTIC_MULTI_C = 25.0, 204.8  # gSLDA binary; LightMedLDA KDD paper multi-task
+STRATEGIES = ("multitask", "ovr")
 
 _COMMON = ("n_topics", "alpha_sum", "beta", "n_iter", "sampler", "light_variant", "proposal", "n_mh",
-           "n_infer_burn", "n_infer_avg", "trace", "random_state", "verbose")
+           "n_infer_burn", "n_infer_avg", "trace", "random_state", "verbose",
+           "checkpoint_every", "checkpoint_path", "resume", "backend", "n_workers", "ray_address")
+_RUN = _COMMON[-6:]  # how a fit runs: checkpoints (medlda.checkpoint), backend (medlda.distributed)
 
 
 def _as_corpus(X, n_features: int | None = None) -> Corpus:
@@ -56,28 +67,55 @@ class _TopicModel(BaseEstimator):
         _check(self.n_infer_avg, "n_infer_avg", numbers.Integral, 1)
         _check(self.n_mh, "n_mh", numbers.Integral, 1)
         _check(getattr(self, "n_gibbs", 1), "n_gibbs", numbers.Integral, 1)
+        check_run_params(self)
         self._sampler = self._make_sampler()
 
     def _make_sampler(self):
         return make_sampler(self.sampler, light_variant=self.light_variant, proposal=self.proposal,
-                            n_mh=self.n_mh, n_gibbs=getattr(self, "n_gibbs", 2))
+                            n_mh=self.n_mh, n_gibbs=getattr(self, "n_gibbs", 2), n_jobs=self._sampler_threads(),
+                            block_simulation=getattr(self, "block_simulation", "nested"))
+
+    def _sampler_threads(self) -> int:
+        """Threads of the light sampler: n_jobs as joblib reads it (None: 1, -1: every core); one
+        inside one-vs-rest, whose binary models already run in parallel processes."""
+        if getattr(self, "strategy", "multitask") == "ovr":
+            return 1
+        return effective_jobs(getattr(self, "n_jobs", None), os.cpu_count() or 1)
 
     def _alpha(self) -> np.ndarray:
         return np.full(self.n_topics, self.alpha_sum / self.n_topics)
 
-    def _fit_topics(self, corpus: Corpus, supervision: Supervision | None, rng, n_eta_keep: int = 0):
-        """Train on a corpus with no empty documents; keep topic-word counts and statistics."""
+    def _fit_topics(self, corpus: Corpus, supervision: Supervision | None, rng, n_eta_keep: int = 0,
+                    measure=None):
+        """Train on a corpus with no empty documents; keep topic-word counts and statistics.
+        ``measure(state)`` adds entries to the trace (e.g. held-out perplexity)."""
+        if supervision is not None and not getattr(self._sampler, "supports_supervision", True):
+            raise ValueError(f"sampler={self.sampler!r} is for unsupervised LDA only; "
+                             f"{type(self).__name__} needs sampler='gibbs' or 'light'")
+        if measure is not None and getattr(self, "backend", "local") != "local":
+            raise NotImplementedError("held-out perplexity traces need backend='local'")
         compile_seconds = training.warm_up()
-        state = SamplerState.initialize(corpus.word_ids, corpus.doc_ptr, corpus.n_words,
-                                        self.n_topics, self._alpha(), self.beta, rng)
+        run = RunCheckpoints.for_model(self, corpus.word_ids, corpus.doc_ptr, corpus.n_words,
+                                       supervision, n_eta_keep)
         bar = None
         if self.verbose:
             from .progress import ProgressBar
             bar = ProgressBar(self.n_iter, desc=type(self).__name__)
         try:
-            result = training.train(state, supervision, n_iter=self.n_iter, n_eta_keep=n_eta_keep,
-                                     rng=rng, sampler=self._sampler,
-                                     measure_log_joint=bool(self.trace or self.verbose), callback=bar)
+            if getattr(self, "backend", "local") == "ray":
+                from .distributed import train_ray
+                state, result = train_ray(self, corpus, supervision, rng, n_eta_keep, run, callback=bar)
+            else:
+                state = SamplerState.initialize(corpus.word_ids, corpus.doc_ptr, corpus.n_words,
+                                                self.n_topics, self._alpha(), self.beta, rng)
+                run.restore(state, supervision, rng)
+                callback = run.callback(lambda: (state.z, state.streams, []), supervision, rng, then=bar)
+                result = training.train(state, supervision, n_iter=self.n_iter, n_eta_keep=n_eta_keep,
+                                         rng=rng, sampler=self._sampler,
+                                         measure_log_joint=bool(self.trace or self.verbose), callback=callback,
+                                         start_iteration=run.start, kept_eta=run.kept_eta, measure=measure,
+                                         measure_every=getattr(self, "trace_every", 1))
+            run.finish(result)
         finally:
             if bar is not None:
                 bar.close()
@@ -92,6 +130,7 @@ class _TopicModel(BaseEstimator):
             "n_tokens": corpus.n_tokens,
             "n_docs": corpus.n_docs,
             "tokens_per_second": corpus.n_tokens * self.n_iter / max(result.seconds, 1e-12),
+            **getattr(result, "run_stats", {}),
         }
         self._phi_cache = None
         return state, result
@@ -164,13 +203,17 @@ def _fit_corpus(model: _TopicModel, X, y=None):
 
 
 class LDA(TransformerMixin, _TopicModel):
-    __doc__ = ("Latent Dirichlet allocation with an exact collapsed Gibbs sampler.\n\n"
-               + params_doc(*_COMMON))
+    __doc__ = ("Latent Dirichlet allocation: exact collapsed Gibbs, blocked collapsed Gibbs (SPEC §8)\n"
+               "or the light sampler. ``fit(X, heldout=X_heldout)`` also traces held-out perplexity.\n\n"
+               + params_doc(*_COMMON, "n_jobs", "block_simulation", "trace_every"))
 
     def __init__(self, n_topics: int = 20, *, alpha_sum: float = 6.4, beta: float = 0.01,
-                 n_iter: int = 50, sampler: str = "gibbs", light_variant: str = "partial",
-                 proposal: str = "mixture", n_mh: int = 6, n_infer_burn: int = 30,
-                 n_infer_avg: int = 20, trace: bool = False, random_state=None, verbose: int = 0):
+                 n_iter: int = 50, sampler: str = "gibbs", light_variant: str = "collapsed",
+                 proposal: str = "mixture", n_mh: int = 6, n_jobs: int | None = None, n_infer_burn: int = 30,
+                 n_infer_avg: int = 20, trace: bool = False, random_state=None, verbose: int = 0,
+                 checkpoint_every: int = 0, checkpoint_path=None,
+                 resume: bool = False, backend: str = "local", n_workers: int = 2, ray_address: str | None = None,
+                 block_simulation: str = "nested", trace_every: int = 1):
         self.n_topics = n_topics
         self.alpha_sum = alpha_sum
         self.beta = beta
@@ -179,18 +222,39 @@ class LDA(TransformerMixin, _TopicModel):
         self.light_variant = light_variant
         self.proposal = proposal
         self.n_mh = n_mh
+        self.n_jobs = n_jobs
         self.n_infer_burn = n_infer_burn
         self.n_infer_avg = n_infer_avg
         self.trace = trace
         self.random_state = random_state
         self.verbose = verbose
+        self.checkpoint_every = checkpoint_every
+        self.checkpoint_path = checkpoint_path
+        self.resume = resume
+        self.backend = backend
+        self.n_workers = n_workers
+        self.ray_address = ray_address
+        self.block_simulation = block_simulation
+        self.trace_every = trace_every
 
-    def fit(self, X, y=None) -> "LDA":
-        """Sample topics for the documents of X (counts matrix or Corpus)."""
+    def fit(self, X, y=None, *, heldout=None) -> "LDA":
+        """Sample topics for the documents of X (counts matrix or Corpus). With ``heldout``
+        (documents over the same vocabulary), ``trace_`` also gets their perplexity by document
+        completion every ``trace_every`` iterations (measured apart from the sampling time, with
+        its own random stream: the chain is the same with or without it)."""
+        if self.block_simulation not in BLOCK_SIMULATIONS:
+            raise ValueError(f"block_simulation must be one of {list(BLOCK_SIMULATIONS)}, "
+                             f"got {self.block_simulation!r}")
+        _check(self.trace_every, "trace_every", numbers.Integral, 1)
         self._validate_common()
         corpus, _ = _fit_corpus(self, X)
         rng = np.random.default_rng(self.random_state)
-        state, _ = self._fit_topics(corpus, None, rng)
+        measure = None
+        if heldout is not None:
+            held = _as_corpus(heldout, corpus.n_words)
+            measure = HeldoutPerplexity(held.word_ids, held.doc_ptr, self._make_sampler(), self.n_infer_burn,
+                                        self.n_infer_avg, rng.spawn(1)[0])
+        state, _ = self._fit_topics(corpus, None, rng, measure=measure)
         self._train_doc_topic = (state.n_dk + self._alpha()) / (state.doc_lengths + self.alpha_sum)[:, None]
         return self
 
@@ -214,19 +278,23 @@ class LDA(TransformerMixin, _TopicModel):
 
 
 class MedLDAClassifier(ClassifierMixin, _TopicModel):
-    __doc__ = ("Supervised topic model whose topics are learned jointly with a max-margin classifier\n"
-               "(Gibbs MedLDA). Binary, and multi-class as T = C one-vs-all tasks on shared topics.\n\n"
-               + params_doc("n_topics", "alpha_sum", "beta", "c", "margin", "sigma2", "loss",
-                            "n_iter", "sampler", "light_variant", "proposal", "n_mh", "n_gibbs",
+    __doc__ = ("Supervised topic model whose topics are learned jointly with a classifier: Gibbs MedLDA\n"
+               "(hinge loss) or gSLDA (logistic loss). Binary; multi-class as C tasks on shared topics\n"
+               "(strategy='multitask') or C binary models with their own topics (strategy='ovr');\n"
+               "multi-label when y is a 2-d label-indicator matrix (predict returns one too).\n\n"
+               + params_doc("n_topics", "alpha_sum", "beta", "c", "margin", "sigma2", "loss", "strategy",
+                            "n_jobs", "n_iter", "sampler", "light_variant", "proposal", "n_mh", "n_gibbs",
                             "n_eta_avg", "n_infer_burn", "n_infer_avg",
-                            "trace", "random_state", "verbose"))
+                            "trace", "random_state", "verbose", *_RUN))
 
     def __init__(self, n_topics: int = 20, *, alpha_sum: float = 6.4, beta: float = 0.01,
-                 c: float = 1.6, margin: float | str = "auto", sigma2: float = 1.0, loss: str = "hinge",
-                 n_iter: int = 50, sampler: str = "gibbs", light_variant: str = "partial",
+                 c: float | str = "auto", margin: float | str = "auto", sigma2: float = 1.0,
+                 loss: str = "hinge", strategy: str = "multitask", n_jobs: int | None = None,
+                 n_iter: int = 50, sampler: str = "gibbs", light_variant: str = "collapsed",
                  proposal: str = "mixture", n_mh: int = 6, n_gibbs: int = 2, n_eta_avg: int = 5,
                  n_infer_burn: int = 30, n_infer_avg: int = 20, trace: bool = False,
-                 random_state=None, verbose: int = 0):
+                 random_state=None, verbose: int = 0, checkpoint_every: int = 0, checkpoint_path=None,
+                 resume: bool = False, backend: str = "local", n_workers: int = 2, ray_address: str | None = None):
         self.n_topics = n_topics
         self.alpha_sum = alpha_sum
         self.beta = beta
@@ -234,6 +302,8 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
         self.margin = margin
         self.sigma2 = sigma2
         self.loss = loss
+        self.strategy = strategy
+        self.n_jobs = n_jobs
         self.n_iter = n_iter
         self.sampler = sampler
         self.light_variant = light_variant
@@ -246,88 +316,132 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
         self.trace = trace
         self.random_state = random_state
         self.verbose = verbose
+        self.checkpoint_every = checkpoint_every
+        self.checkpoint_path = checkpoint_path
+        self.resume = resume
+        self.backend = backend
+        self.n_workers = n_workers
+        self.ray_address = ray_address
 
     def _validate(self) -> None:
         self._validate_common()
-        _check(self.c, "c", numbers.Real, 0, low_open=True)
+        if self.c != "auto":
+            _check(self.c, "c", numbers.Real, 0, low_open=True)
         if self.margin != "auto":
             _check(self.margin, "margin", numbers.Real, 0)
         _check(self.sigma2, "sigma2", numbers.Real, 0, low_open=True)
         _check(self.n_eta_avg, "n_eta_avg", numbers.Integral, 1)
-        if self.loss not in LOSSES:
-            raise ValueError(f"loss must be one of {sorted(LOSSES)}, got {self.loss!r}")
+        if self.loss not in CLASSIFICATION_LOSSES:
+            raise ValueError(f"loss must be one of {list(CLASSIFICATION_LOSSES)} for classification, "
+                             f"got {self.loss!r} (regression losses are for MedLDARegressor)")
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {list(STRATEGIES)}, got {self.strategy!r}")
+        if self.n_jobs is not None and (not isinstance(self.n_jobs, numbers.Integral) or self.n_jobs == 0):
+            raise ValueError(f"n_jobs must be None or a non-zero integer, got {self.n_jobs!r}")
 
-    def _label_tasks(self, y) -> np.ndarray:
-        """Set classes_ and return the (D, T) 0/1 task indicator (T = 1 for two classes)."""
-        y = np.asarray(y)
-        if y.ndim != 1:
-            raise NotImplementedError("multi-label y (an indicator matrix) is not supported yet; "
-                                      "pass one label per document")
-        self.classes_, codes = np.unique(y, return_inverse=True)
-        if self.classes_.size < 2:
-            raise ValueError(f"MedLDAClassifier needs at least two classes in y, got {self.classes_.size}")
-        if self.classes_.size == 2:
-            return (codes == 1)[:, None]
-        return codes[:, None] == np.arange(self.classes_.size)[None, :]
+    def _resolved_c(self, n_tasks: int) -> float:
+        """c, or the papers' setting: hinge 1.6; logistic 25 (binary, gSLDA) or 204.8 (multi-task)."""
+        if self.c != "auto":
+            return float(self.c)
+        if self.loss == "logistic":
+            return LOGISTIC_BINARY_C if n_tasks == 1 else LOGISTIC_MULTI_C
+        return HINGE_C
+
+    def _resolved_margin(self, n_tasks: int) -> float:
+        if self.margin != "auto":
+            return float(self.margin)
+        return BINARY_MARGIN if n_tasks == 1 else MULTICLASS_MARGIN
 
     def fit(self, X, y) -> "MedLDAClassifier":
-        """Learn topics and classifier jointly from documents X and labels y."""
+        """Learn topics and classifier jointly from documents X and labels y (1-d, or a 2-d
+        label-indicator matrix for multi-label data)."""
         self._validate()
         if y is None:
             raise ValueError("MedLDAClassifier.fit needs labels y")
-        y = np.asarray(y)
-        if len(y) != (X.n_docs if isinstance(X, Corpus) else X.shape[0]):
-            raise ValueError(f"X has {X.shape[0] if not isinstance(X, Corpus) else X.n_docs} documents "
-                             f"but y has {len(y)} labels")
-        corpus, y = _fit_corpus(self, X, y)
-        indicator = self._label_tasks(y)
-        self.margin_ = float(self.margin) if self.margin != "auto" else (
-            BINARY_MARGIN if indicator.shape[1] == 1 else MULTICLASS_MARGIN)
-        loss = make_loss(self.loss, self.c, self.margin_)
-        targets = loss.encode(indicator)
-        rng = np.random.default_rng(self.random_state)
-        true_codes = self._codes(targets)
-        supervision = Supervision(loss, targets, 1.0 / self.sigma2,
-                                  np.zeros((targets.shape[1], self.n_topics)),
-                                  metric=lambda omega: float(np.mean(self._codes(omega) == true_codes)))
-        _, result = self._fit_topics(corpus, supervision, rng, n_eta_keep=min(self.n_eta_avg, self.n_iter))
-        self.eta_samples_ = result.eta_samples
-        self.train_accuracy_ = result.trace[-1]["train_accuracy"]
+        n_docs, n_labels = (X.n_docs if isinstance(X, Corpus) else X.shape[0]), _num_samples(y)
+        if n_labels != n_docs:
+            raise ValueError(f"X has {n_docs} documents but y has {n_labels} labels")
+        self.classes_, indicator, self.multilabel_ = label_indicator(y)
+        corpus, indicator = _fit_corpus(self, X, indicator)
+        n_tasks = indicator.shape[1]
+        self.c_, self.margin_ = self._resolved_c(n_tasks), self._resolved_margin(n_tasks)
+        if self.strategy == "ovr" and n_tasks > 1:
+            self.estimators_ = None
+            fit_ovr(self, corpus, indicator)
+            return self
+        self.__dict__.pop("estimators_", None)
+        self._fit_tasks(corpus, indicator, np.random.default_rng(self.random_state))
         return self
 
-    @staticmethod
-    def _codes(omega: np.ndarray) -> np.ndarray:
-        """Class codes from discriminants (D, T): sign for one task, argmax for several."""
-        if omega.shape[1] == 1:
-            return (omega[:, 0] > 0).astype(np.int64)
-        return np.argmax(omega, axis=1)
+    def _fit_tasks(self, corpus: Corpus, indicator: np.ndarray, rng) -> SamplerState:
+        """Multi-task training on one shared set of topics; returns the final sampler state."""
+        loss = make_loss(self.loss, self.c_, self.margin_)
+        targets = loss.encode(indicator)
+        truth = self._codes(indicator.astype(np.float64) - 0.5)
+        supervision = Supervision(loss, targets, 1.0 / self.sigma2,
+                                  np.zeros((targets.shape[1], self.n_topics)),
+                                  metric=lambda omega: subset_accuracy(self._codes(omega), truth))
+        state, result = self._fit_topics(corpus, supervision, rng, n_eta_keep=min(self.n_eta_avg, self.n_iter))
+        self.eta_samples_ = result.eta_samples
+        self.train_accuracy_ = result.trace[-1]["train_accuracy"]
+        return state
+
+    def _codes(self, omega: np.ndarray) -> np.ndarray:
+        """Class codes (or a 0/1 indicator for multi-label) from discriminants (D, T)."""
+        return codes_from_omega(omega, getattr(self, "multilabel_", False))
 
     @property
     def eta_(self) -> np.ndarray:
-        """Classifier weights (T, K): the average of the kept eta samples."""
+        """Classifier weights (T, K): the average of the kept eta samples (ovr: block-diagonal
+        (C, C*K) over the stacked topics of the C binary models)."""
         check_is_fitted(self, "eta_samples_")
         return self.eta_samples_.mean(axis=0)
 
     def transform(self, X) -> np.ndarray:
-        """Inferred normalized topic counts zbar (D, K) of new documents: the classifier's features."""
+        """Inferred normalized topic counts zbar (D, K) of new documents: the classifier's features
+        (ovr: the C sub-models' zbar side by side, (D, C*K))."""
+        if getattr(self, "estimators_", None):
+            check_is_fitted(self, "eta_samples_")
+            return ovr_zbar(self, X)
         return self._zbar(X)
 
     def decision_function(self, X) -> np.ndarray:
         """omega = eta . zbar: shape (D,) for two classes (> 0 means classes_[1]), else (D, C)."""
         check_is_fitted(self, "eta_samples_")
-        omega = self._zbar(X) @ self.eta_.T
-        return omega[:, 0] if omega.shape[1] == 1 else omega
+        omega = self.transform(X) @ self.eta_.T
+        return omega[:, 0] if omega.shape[1] == 1 and not self.multilabel_ else omega
 
     def predict(self, X) -> np.ndarray:
-        """Predicted class labels."""
+        """Predicted class labels (multi-label: a 0/1 indicator matrix (D, C))."""
         omega = self.decision_function(X)
-        return self.classes_[self._codes(omega.reshape(len(omega), -1))]
+        codes = self._codes(omega.reshape(len(omega), -1))
+        return codes if self.multilabel_ else self.classes_[codes]
+
+    def _has_proba(self) -> bool:
+        if LOSSES[self.loss].probabilistic:
+            return True
+        raise AttributeError(f"predict_proba is available only for a probabilistic loss "
+                             f"('logistic'); this model uses loss={self.loss!r}")
+
+    @available_if(_has_proba)
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities sigmoid(c omega): (D, 2) binary; (D, C) normalized over classes for
+        multi-class; (D, C) per-label probabilities for multi-label."""
+        omega = self.decision_function(X)
+        omega = omega.reshape(len(omega), -1)
+        if self.multilabel_ or omega.shape[1] == 1:
+            p = make_loss(self.loss, self.c_).proba(omega)
+            return p if self.multilabel_ else np.column_stack([1.0 - p[:, 0], p[:, 0]])
+        log_p = -np.logaddexp(0.0, -self.c_ * omega)  # log sigmoid(c omega), normalized in log space
+        p = np.exp(log_p - log_p.max(axis=1, keepdims=True))
+        return p / p.sum(axis=1, keepdims=True)
 
     def class_topics(self, n: int = 3) -> dict:
         """For each class, the ``n`` topics whose eta weighs most toward it (binary: classes_[0]
         gets the most negative weights)."""
         eta = self.eta_
-        if eta.shape[0] == 1:
+        if eta.shape[0] == 1 and not self.multilabel_:
             order = np.argsort(-eta[0], kind="stable")
             return {self.classes_[1].item(): order[:n].tolist(), self.classes_[0].item(): order[::-1][:n].tolist()}
         return {c.item(): np.argsort(-eta[t], kind="stable")[:n].tolist() for t, c in enumerate(self.classes_)}
+

@@ -16,7 +16,7 @@ from .kernels.light import (PROPOSAL_MODES, light_infer_doc_topic, light_sweep_c
 from .kernels.rng import DOCS_PER_STREAM, make_streams
 from .kernels.word_hash import compact_and_build, fill_from_dense, hash_offsets
 
-SAMPLERS = ("gibbs", "light")
+SAMPLERS = ("gibbs", "light", "blocked")
 LIGHT_VARIANTS = ("partial", "collapsed")
 
 
@@ -50,7 +50,7 @@ class Light:
 
     name = "light"
 
-    def __init__(self, variant: str = "partial", proposal: str = "mixture", n_mh: int = 6, n_gibbs: int = 2,
+    def __init__(self, variant: str = "collapsed", proposal: str = "mixture", n_mh: int = 6, n_gibbs: int = 2,
                  n_jobs: int = 1):
         if variant not in LIGHT_VARIANTS:
             raise ValueError(f"light_variant must be one of {list(LIGHT_VARIANTS)}, got {variant!r}")
@@ -89,8 +89,7 @@ class Light:
             fill_from_dense(state.n_wk, offsets, slots)
             n_topics = state.n_wk.shape[1]
             size = max(int(totals.sum()), 1)
-            self._hash = (offsets, slots, np.empty(offsets.size, np.int64), np.empty(size, np.int32),
-                          np.empty(size), np.empty(size, np.int32), np.empty(totals.size),
+            self._hash = (offsets, slots, np.empty(offsets.size, np.int64), np.empty(3 * size), np.empty(totals.size),
                           np.empty(n_topics), np.empty(n_topics, np.int64), np.empty(n_topics))
         return self._hash
 
@@ -112,12 +111,11 @@ class Light:
                               state.alpha, a_prob, a_alias, phi, prob, alias, eta, kappa, w, mode,
                               self.n_mh, state.streams, moved, moved_from)
             return
-        (offsets, slots, sp_off, sp_topic, sp_prob, sp_alias, sp_mass,
-         dense_prob, dense_alias, inv_frozen) = self._word_hash(state)
-        dense_mass = compact_and_build(offsets, slots, state.n_k, state.beta, state.vbeta, sp_off, sp_topic,
-                                       sp_prob, sp_alias, sp_mass, dense_prob, dense_alias, inv_frozen)
+        (offsets, slots, sp_off, sp_table, sp_mass, dense_prob, dense_alias, inv_frozen) = self._word_hash(state)
+        dense_mass = compact_and_build(offsets, slots, state.n_k, state.beta, state.vbeta, sp_off, sp_table,
+                                       sp_mass, dense_prob, dense_alias, inv_frozen)
         args = (state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k, state.alpha, a_prob,
-                a_alias, state.beta, state.vbeta, offsets, slots, sp_off, sp_topic, sp_prob, sp_alias, sp_mass,
+                a_alias, state.beta, state.vbeta, offsets, slots, sp_off, sp_table, sp_mass,
                 dense_prob, dense_alias, dense_mass, inv_frozen, eta, kappa, w, mode, self.n_mh, state.streams,
                 moved, moved_from)
         if chunks.size > 2:
@@ -177,11 +175,15 @@ def draw_phi_wk(n_wk: np.ndarray, beta: float, rng: np.random.Generator) -> np.n
     return gam
 
 
-def make_sampler(name: str, *, light_variant: str = "partial", proposal: str = "mixture",
-                 n_mh: int = 6, n_gibbs: int = 2, n_jobs: int = 1):
-    """The sampler object for ``name`` ("gibbs" or "light"); ``n_jobs`` threads for light."""
+def make_sampler(name: str, *, light_variant: str = "collapsed", proposal: str = "mixture",
+                 n_mh: int = 6, n_gibbs: int = 2, n_jobs: int = 1, block_simulation: str = "nested"):
+    """The sampler object for ``name`` ("gibbs", "light" or "blocked"); ``n_jobs`` threads for
+    light; ``block_simulation`` ("nested" or "backward") for blocked (unsupervised LDA only)."""
     if name == "gibbs":
         return ExactGibbs()
     if name == "light":
         return Light(light_variant, proposal, n_mh, n_gibbs, n_jobs)
+    if name == "blocked":
+        from .blocked_sampler import BlockedGibbs
+        return BlockedGibbs(block_simulation)
     raise ValueError(f"sampler must be one of {list(SAMPLERS)}, got {name!r}")

@@ -12,9 +12,11 @@ from typing import Callable
 
 import numpy as np
 
+from .blocked_sampler import BlockedGibbs
 from .kernels.counts import fill_counts
-from .kernels.measures import completion_log_likelihood, log_joint
+from .kernels.measures import log_joint
 from .kernels.rng import make_streams
+from .mixing import CompletionSplit
 from .samplers import ExactGibbs, Light, make_sampler
 
 
@@ -104,20 +106,26 @@ def sweep_topics(sampler, state: SamplerState, eta: np.ndarray, kappa: np.ndarra
 
 def train(state: SamplerState, supervision: Supervision | None, *, n_iter: int, n_eta_keep: int,
           rng: np.random.Generator, sampler=None, measure_log_joint: bool = False,
-          callback: Callable[[IterationInfo], None] | None = None) -> TrainResult:
+          callback: Callable[[IterationInfo], None] | None = None, start_iteration: int = 0,
+          kept_eta: list | None = None, measure: Callable[[SamplerState], dict] | None = None,
+          measure_every: int = 1) -> TrainResult:
     """Run ``n_iter`` iterations: aux for all (d, t); topics for all tokens; eta for all tasks.
 
     Keeps the eta of the last ``n_eta_keep`` iterations. Unsupervised when ``supervision`` is None.
-    ``sampler`` is a sampler object (default: exact Gibbs).
+    ``sampler`` is a sampler object (default: exact Gibbs). A resumed run (medlda.checkpoint)
+    starts at ``start_iteration`` with the eta samples ``kept_eta`` already kept. The log joint
+    (``measure_log_joint``) and ``measure(state)`` (a dict merged into the trace, e.g.
+    mixing.HeldoutPerplexity) are taken every ``measure_every`` iterations and after the last,
+    outside the timed sampling.
     """
     sampler = ExactGibbs() if sampler is None else sampler
     n_docs, n_topics = state.n_dk.shape
     no_tasks = np.zeros((0, n_topics)), np.zeros((n_docs, 0)), np.zeros((n_docs, 0))
-    kept = []
+    kept = [] if kept_eta is None else list(kept_eta)
     trace = []
     seconds = 0.0
     n_tokens = state.word_ids.size
-    for it in range(n_iter):
+    for it in range(start_iteration, n_iter):
         tic = time.perf_counter()
         if supervision is None:
             sampler.sweep(state, *no_tasks, rng)
@@ -130,12 +138,15 @@ def train(state: SamplerState, supervision: Supervision | None, *, n_iter: int, 
             if it >= n_iter - n_eta_keep:
                 kept.append(supervision.eta.copy())
         seconds += time.perf_counter() - tic
-        info = IterationInfo(it + 1, n_iter, seconds, n_tokens * (it + 1) / max(seconds, 1e-12))
+        info = IterationInfo(it + 1, n_iter, seconds, n_tokens * (it + 1 - start_iteration) / max(seconds, 1e-12))
         if supervision is not None and supervision.metric is not None:
             info.train_accuracy = supervision.metric(state.zbar() @ supervision.eta.T)
-        if measure_log_joint:
+        measured = (it + 1) % max(measure_every, 1) == 0 or it + 1 == n_iter
+        if measure_log_joint and measured:
             info.log_joint = state.log_joint()
         trace.append({k: v for k, v in vars(info).items() if v is not None and k != "n_iter"})
+        if measure is not None and measured:
+            trace[-1].update(measure(state))
         if callback is not None:
             callback(info)
     eta_samples = np.array(kept) if supervision is not None else None
@@ -147,20 +158,9 @@ def completion_perplexity(word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.
                           sampler=None) -> float:
     """Perplexity by document completion: infer theta from a random half of each document's
     tokens, score the other half: exp(-sum log sum_k theta_dk phi_kw / #scored tokens)."""
-    lengths = np.diff(doc_ptr)
-    keys = rng.random(word_ids.size) + np.repeat(np.arange(lengths.size), lengths)
-    order = np.argsort(keys, kind="stable")  # shuffles tokens within each document
-    first = lengths // 2
-    rank = np.arange(word_ids.size) - np.repeat(doc_ptr[:-1], lengths)
-    in_first = rank < np.repeat(first, lengths)
-    shuffled = word_ids[order]
-    ptr_a = np.concatenate(([0], np.cumsum(first)))
-    ptr_b = np.concatenate(([0], np.cumsum(lengths - first)))
+    split = CompletionSplit.draw(word_ids, doc_ptr, rng)
     sampler = ExactGibbs() if sampler is None else sampler
-    counts = sampler.infer(shuffled[in_first], ptr_a, phi_wk, alpha, n_burn, n_avg, rng)
-    theta = (counts + alpha) / (first + alpha.sum())[:, None]
-    total = completion_log_likelihood(shuffled[~in_first], ptr_b, theta, phi_wk)
-    return float(np.exp(-total / max(ptr_b[-1], 1)))
+    return split.perplexity(phi_wk, alpha, sampler, n_burn, n_avg, rng)
 
 
 _COMPILE_SECONDS: float | None = None
@@ -183,5 +183,11 @@ def warm_up() -> float:
         sampler.draw_eta(state, np.ones((1, 2)), np.ones((2, 1)), np.ones((2, 1)), 1.0, rng)
         completion_perplexity(word_ids, doc_ptr, np.full((3, 2), 1 / 3), state.alpha, 1, 1, rng, sampler)
     state.log_joint()
+    for simulation in ("backward", "nested"):  # blocked Gibbs: unsupervised LDA only
+        BlockedGibbs(simulation).sweep(state, np.zeros((0, 2)), np.zeros((2, 0)), np.zeros((2, 0)), rng)
+    # the threaded collapsed sweep only runs with two or more stream blocks of documents
+    many = SamplerState.initialize(np.zeros(300, np.int32), np.arange(301, dtype=np.int64), 1, 2,
+                                   np.full(2, 0.5), 0.1, rng)
+    Light("collapsed", n_jobs=2).sweep(many, np.zeros((0, 2)), np.zeros((300, 0)), np.zeros((300, 0)), rng)
     _COMPILE_SECONDS = time.perf_counter() - tic
     return _COMPILE_SECONDS

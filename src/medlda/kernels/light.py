@@ -48,18 +48,25 @@ def _draw_doc(state, z, start, length, alpha_sum, alpha_prob, alpha_alias):
 
 
 @njit(cache=True, inline="always")
-def _draw_sparse_dense(state, lo, n, sp_topic, sp_prob, sp_alias, sp_mass_v, dense_prob, dense_alias,
-                       dense_mass):
-    """Word proposal: the word's sparse table with probability sp_mass / (sp_mass + dense_mass),
-    else the dense table shared by all words."""
+def _draw_sparse_dense(state, lo, n, sp_table, sp_mass_v, dense_prob, dense_alias, dense_mass):
+    """Word proposal from one 53-bit uniform: the word's sparse table with probability
+    sp_mass / (sp_mass + dense_mass), else the dense table shared by all words; the uniform,
+    rescaled to the part chosen, picks the slot (integer part) and slot vs alias (fraction)."""
     state, u = next_uniform(state)
-    if u * (sp_mass_v + dense_mass) < sp_mass_v:
-        state, r = next_u64(state)
-        slot = lo + np.int64(((r >> _SHIFT_32) * np.uint64(n)) >> _SHIFT_32)
-        if np.float64(r & _LOW_32) * _INV_2_32 < sp_prob[slot]:
-            return state, np.int64(sp_topic[slot])
-        return state, np.int64(sp_alias[slot])
-    return draw_alias(state, dense_prob, dense_alias)
+    x = u * (sp_mass_v + dense_mass)
+    if x < sp_mass_v:
+        y = x / sp_mass_v * n
+        slot = min(np.int64(y), n - 1)
+        j = 3 * (lo + slot)
+        if y - slot < sp_table[j]:
+            return state, np.int64(sp_table[j + 1])
+        return state, np.int64(sp_table[j + 2])
+    n_topics = dense_prob.size
+    y = (x - sp_mass_v) / dense_mass * n_topics
+    slot = min(np.int64(y), n_topics - 1)
+    if y - slot < dense_prob[slot]:
+        return state, slot
+    return state, np.int64(dense_alias[slot])
 
 
 @njit(cache=True)
@@ -78,7 +85,7 @@ def _exp_table(eta, a, b, m, exp_w, exp_prob, exp_alias, exp_q, small, large):
 
 @njit(cache=True)
 def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha, alpha_prob, alpha_alias,
-                      beta, vbeta, offsets, slots, sp_off, sp_topic, sp_prob, sp_alias, sp_mass, dense_prob,
+                      beta, vbeta, offsets, slots, sp_off, sp_table, sp_mass, dense_prob,
                       dense_alias, dense_mass, inv_frozen, eta, kappa, w, mode, n_mh, streams, moved,
                       moved_from):
     """The collapsed sweep over the documents of random-stream blocks [block_lo, block_hi), with
@@ -130,15 +137,18 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
             for t in range(n_tasks):
                 m[t] -= eta[t, s]
             g_s = topic_g(eta, a, b, m, s) if n_tasks > 0 else 0.0
-            f_s = (slots[3 * js + CUR] + beta) / (n_k[s] + vbeta)
+            # f_k = (n_kw + beta) / (n_k + Vbeta) kept as numerator and denominator: the ratio is
+            # cross-multiplied, no division per step
+            fn_s = slots[3 * js + CUR] + beta
+            fd_s = n_k[s] + vbeta
             qw_s = (slots[3 * js + FROZEN] + beta) * inv_frozen[s]
             for step in range(n_mh):
                 state, kind = _proposal_kind(state, mode, step, n_kinds)
                 if kind == DOC:
                     state, t_new = _draw_doc(state, z, start, length, alpha_sum, alpha_prob, alpha_alias)
                 elif kind == WORD:
-                    state, t_new = _draw_sparse_dense(state, lo, n_sparse, sp_topic, sp_prob, sp_alias,
-                                                      sp_mass_v, dense_prob, dense_alias, dense_mass)
+                    state, t_new = _draw_sparse_dense(state, lo, n_sparse, sp_table, sp_mass_v, dense_prob,
+                                                      dense_alias, dense_mass)
                 else:
                     state, t_new = draw_alias(state, exp_prob, exp_alias)
                 if t_new == s:
@@ -147,11 +157,12 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                 cur_t = slots[3 * jt + CUR] if jt >= 0 else 0
                 frozen_t = slots[3 * jt + FROZEN] if jt >= 0 else 0
                 g_t = topic_g(eta, a, b, m, t_new) if n_tasks > 0 else 0.0
-                f_t = (cur_t + beta) / (n_k[t_new] + vbeta)
+                fn_t = cur_t + beta
+                fd_t = n_k[t_new] + vbeta
                 qw_t = (frozen_t + beta) * inv_frozen[t_new]
                 # target ratio without the doc factor, which the doc proposal cancels exactly
-                num = f_t
-                den = f_s
+                num = fn_t * fd_s
+                den = fn_s * fd_t
                 if kind != DOC:
                     num *= n_dk[d, t_new] + alpha[t_new]
                     den *= n_dk[d, s] + alpha[s]
@@ -169,7 +180,8 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                     z[i] = s  # the doc proposal must see the chain's current state
                     js = jt
                     g_s = g_t
-                    f_s = f_t
+                    fn_s = fn_t
+                    fd_s = fd_t
                     qw_s = qw_t
             if js < 0:  # a topic new to this word since the last compaction
                 js = -js - 1
@@ -306,7 +318,7 @@ def apply_moves(word_ids, z, moved, moved_from, lo, n, n_wk, n_k, offsets, slots
 
 @njit(cache=True)
 def light_sweep_collapsed(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_alias, beta,
-                          vbeta, offsets, slots, sp_off, sp_topic, sp_prob, sp_alias, sp_mass,
+                          vbeta, offsets, slots, sp_off, sp_table, sp_mass,
                           dense_prob, dense_alias, dense_mass, inv_frozen, eta, kappa, w, mode, n_mh,
                           streams, moved, moved_from):
     """One MH sweep of the collapsed light sampler; z, counts and streams updated in place.
@@ -320,7 +332,7 @@ def light_sweep_collapsed(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_pr
     """
     n_counted = n_k.copy()
     n_moved = _collapsed_blocks(0, streams.size, word_ids, doc_ptr, z, n_dk, n_counted, alpha, alpha_prob,
-                                alpha_alias, beta, vbeta, offsets, slots, sp_off, sp_topic, sp_prob, sp_alias,
+                                alpha_alias, beta, vbeta, offsets, slots, sp_off, sp_table,
                                 sp_mass, dense_prob, dense_alias, dense_mass, inv_frozen, eta, kappa, w, mode,
                                 n_mh, streams, moved, moved_from)
     apply_moves(word_ids, z, moved, moved_from, 0, n_moved, n_wk, n_k, offsets, slots[:0])
@@ -328,8 +340,8 @@ def light_sweep_collapsed(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_pr
 
 @njit(cache=True, parallel=True)
 def light_sweep_collapsed_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob,
-                                   alpha_alias, beta, vbeta, offsets, slots, sp_off, sp_topic, sp_prob,
-                                   sp_alias, sp_mass, dense_prob, dense_alias, dense_mass, inv_frozen, eta,
+                                   alpha_alias, beta, vbeta, offsets, slots, sp_off, sp_table,
+                                   sp_mass, dense_prob, dense_alias, dense_mass, inv_frozen, eta,
                                    kappa, w, mode, n_mh, streams, moved, moved_from):
     """``light_sweep_collapsed`` with the stream blocks split at ``chunks`` (C + 1,) across threads.
     Each thread samples against its own copy of the hashed counts and n_k taken at sweep start
@@ -342,7 +354,7 @@ def light_sweep_collapsed_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k
         own_n_k = n_k.copy()
         counts[c] = _collapsed_blocks(chunks[c], chunks[c + 1], word_ids, doc_ptr, z, n_dk, own_n_k, alpha,
                                       alpha_prob, alpha_alias, beta, vbeta, offsets, own_slots, sp_off,
-                                      sp_topic, sp_prob, sp_alias, sp_mass, dense_prob, dense_alias,
+                                      sp_table, sp_mass, dense_prob, dense_alias,
                                       dense_mass, inv_frozen, eta, kappa, w, mode, n_mh, streams, moved,
                                       moved_from)
     for c in range(n_chunks):

@@ -80,21 +80,24 @@ def to_dense(offsets, slots, n_wk):
 
 
 @njit(cache=True)
-def compact_and_build(offsets, slots, n_k, beta, vbeta, sp_off, sp_topic, sp_prob, sp_alias,
-                      sp_mass, dense_prob, dense_alias, inv_frozen):
+def compact_and_build(offsets, slots, n_k, beta, vbeta, sp_off, sp_table, sp_mass, dense_prob,
+                      dense_alias, inv_frozen):
     """Freeze the counts and build the word proposal (SPEC §4, word part):
     q_v(k) = (n_kv + beta) / (n_k + V beta) split into a sparse per-word part n_kv / (n_k + V beta)
     over the word's non-zero topics and one dense part beta / (n_k + V beta) shared by all words.
 
-    Drops zero-count slots, sets frozen = current, fills every word's sparse alias table
-    (sp_off (V + 1,), sp_topic, sp_prob, sp_alias of total size <= tokens, sp_mass (V,)) and the
-    shared dense table; returns the dense part's mass. O(slots + K): grows with tokens, not V*K.
+    Drops zero-count slots, sets frozen = current, fills every word's sparse alias table and the
+    shared dense table; returns the dense part's mass. ``sp_table`` holds (prob, topic, alias) per
+    entry side by side, so one draw reads one cache line; a word's entries start at sp_off[v] (V + 1,),
+    in all at most one per token; sp_mass (V,) is each word's sparse mass. O(slots + K): grows
+    with tokens, not V*K.
     """
     n_topics = n_k.size
     for k in range(n_topics):
         inv_frozen[k] = 1.0 / (n_k[k] + vbeta)
     weights = np.empty(n_topics)
     q = np.empty(n_topics)
+    prob = np.empty(n_topics)
     small = np.empty(n_topics, np.int64)
     large = np.empty(n_topics, np.int64)
     idx = np.empty(n_topics, np.int64)
@@ -124,11 +127,11 @@ def compact_and_build(offsets, slots, n_k, beta, vbeta, sp_off, sp_topic, sp_pro
             slots[3 * j + FROZEN] = counts[e]
             weights[e] = counts[e] * inv_frozen[k]
         if nnz > 0:
-            sp_mass[v] = build_alias(weights[:nnz], sp_prob[pos:pos + nnz], idx[:nnz], q[:nnz],
-                                     small, large)
+            sp_mass[v] = build_alias(weights[:nnz], prob[:nnz], idx[:nnz], q[:nnz], small, large)
             for e in range(nnz):
-                sp_topic[pos + e] = topics[e]
-                sp_alias[pos + e] = topics[idx[e]]
+                sp_table[3 * (pos + e)] = prob[e]
+                sp_table[3 * (pos + e) + 1] = topics[e]
+                sp_table[3 * (pos + e) + 2] = topics[idx[e]]
         else:
             sp_mass[v] = 0.0
         pos += nnz
