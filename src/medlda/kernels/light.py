@@ -70,6 +70,30 @@ def _draw_sparse_dense(state, lo, n, sp_table, sp_mass_v, dense_prob, dense_alia
 
 
 @njit(cache=True)
+def _exp_scratch(n_tasks, n_topics):
+    """Buffers of the per-document exp table (weights, prob, alias, q, small, large); with no
+    tasks the table is uniform, built once (only reached in proposal mode "exp")."""
+    exp_w = np.ones(n_topics)
+    exp_prob = np.empty(n_topics)
+    exp_alias = np.empty(n_topics, np.int64)
+    exp_q = np.empty(n_topics)
+    small = np.empty(n_topics, np.int64)
+    large = np.empty(n_topics, np.int64)
+    if n_tasks == 0:
+        build_alias(exp_w, exp_prob, exp_alias, exp_q, small, large)
+    return exp_w, exp_prob, exp_alias, exp_q, small, large
+
+
+@njit(cache=True)
+def _block_docs(block_lo, block_hi, doc_ptr):
+    """Documents [first, last) of stream blocks [block_lo, block_hi), and their first token: where
+    the block range's move log starts."""
+    n_docs = doc_ptr.size - 1
+    first_doc = min(block_lo * DOCS_PER_STREAM, n_docs)
+    return first_doc, min(block_hi * DOCS_PER_STREAM, n_docs), doc_ptr[first_doc]
+
+
+@njit(cache=True)
 def _exp_table(eta, a, b, m, exp_w, exp_prob, exp_alias, exp_q, small, large):
     """The exp proposal's table exp(G_d(k)) given m (SPEC §4): O(K * T)."""
     n_topics = eta.shape[1]
@@ -99,19 +123,11 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
     m = np.zeros(n_tasks)
     a = np.zeros(n_tasks)
     b = np.zeros(n_tasks)
-    exp_w = np.ones(n_topics)
-    exp_prob = np.empty(n_topics)
-    exp_alias = np.empty(n_topics, np.int64)
-    exp_q = np.empty(n_topics)
-    small = np.empty(n_topics, np.int64)
-    large = np.empty(n_topics, np.int64)
+    exp_w, exp_prob, exp_alias, exp_q, small, large = _exp_scratch(n_tasks, n_topics)
     n_kinds = 3 if n_tasks > 0 else 2
-    if n_tasks == 0:  # no supervision: the exp proposal is uniform (only reached in mode "exp")
-        build_alias(exp_w, exp_prob, exp_alias, exp_q, small, large)
-    n_docs = doc_ptr.size - 1
-    first_doc = block_lo * DOCS_PER_STREAM
-    n_moved = doc_ptr[first_doc] if first_doc < n_docs else 0
-    for d in range(first_doc, min(block_hi * DOCS_PER_STREAM, n_docs)):
+    first_doc, last_doc, move_start = _block_docs(block_lo, block_hi, doc_ptr)
+    n_moved = move_start
+    for d in range(first_doc, last_doc):
         start, end = doc_ptr[d], doc_ptr[d + 1]
         length = end - start
         if length == 0:
@@ -198,7 +214,7 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                 moved_from[n_moved] = s0
                 n_moved += 1
         streams[s_idx] = state
-    return n_moved - (doc_ptr[first_doc] if first_doc < n_docs else 0)
+    return n_moved - move_start
 
 
 @njit(cache=True)
@@ -216,19 +232,11 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
     m_zero = np.zeros(n_tasks)
     a = np.zeros(n_tasks)
     b = np.zeros(n_tasks)
-    exp_w = np.ones(n_topics)
-    exp_prob = np.empty(n_topics)
-    exp_alias = np.empty(n_topics, np.int64)
-    exp_q = np.empty(n_topics)
-    small = np.empty(n_topics, np.int64)
-    large = np.empty(n_topics, np.int64)
+    exp_w, exp_prob, exp_alias, exp_q, small, large = _exp_scratch(n_tasks, n_topics)
     n_kinds = 3 if n_tasks > 0 else 2
-    if n_tasks == 0:
-        build_alias(exp_w, exp_prob, exp_alias, exp_q, small, large)
-    n_docs = doc_ptr.size - 1
-    first_doc = block_lo * DOCS_PER_STREAM
-    n_moved = doc_ptr[first_doc] if first_doc < n_docs else 0
-    for d in range(first_doc, min(block_hi * DOCS_PER_STREAM, n_docs)):
+    first_doc, last_doc, move_start = _block_docs(block_lo, block_hi, doc_ptr)
+    n_moved = move_start
+    for d in range(first_doc, last_doc):
         start, end = doc_ptr[d], doc_ptr[d + 1]
         length = end - start
         if length == 0:
@@ -284,7 +292,7 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
                 moved_from[n_moved] = s0
                 n_moved += 1
         streams[s_idx] = state
-    return n_moved - (doc_ptr[first_doc] if first_doc < n_docs else 0)
+    return n_moved - move_start
 
 
 
@@ -358,8 +366,8 @@ def light_sweep_collapsed_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k
                                       dense_mass, inv_frozen, eta, kappa, w, mode, n_mh, streams, moved,
                                       moved_from)
     for c in range(n_chunks):
-        first_doc = min(chunks[c] * DOCS_PER_STREAM, doc_ptr.size - 1)
-        apply_moves(word_ids, z, moved, moved_from, doc_ptr[first_doc], counts[c], n_wk, n_k, offsets,
+        move_start = _block_docs(chunks[c], chunks[c + 1], doc_ptr)[2]
+        apply_moves(word_ids, z, moved, moved_from, move_start, counts[c], n_wk, n_k, offsets,
                     slots if n_chunks > 1 else slots[:0])
 
 
@@ -379,8 +387,8 @@ def light_sweep_exact(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alph
                                   alpha_alias, phi_wk, word_prob, word_alias, eta, kappa, w, mode, n_mh,
                                   streams, moved, moved_from)
     for c in range(n_chunks):
-        first_doc = min(chunks[c] * DOCS_PER_STREAM, doc_ptr.size - 1)
-        apply_moves(word_ids, z, moved, moved_from, doc_ptr[first_doc], counts[c], n_wk, n_k,
+        move_start = _block_docs(chunks[c], chunks[c + 1], doc_ptr)[2]
+        apply_moves(word_ids, z, moved, moved_from, move_start, counts[c], n_wk, n_k,
                     np.empty(0, np.int64), np.empty(0, np.int32))
 
 
