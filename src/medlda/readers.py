@@ -450,24 +450,10 @@ FORMATS = ("bow", "ldac", "folder", "reuters")
 def _read_reuters_corpus(path: Path, subset: str, vocabulary, vectorizer) -> Corpus:
     """Reuters-21578 ModApte as a multi-label corpus (title and body, the standard preprocessing
     without e-mail header stripping)."""
-    from sklearn.base import clone
-
     from .reuters import modapte_subset
-    from .text import count_oov_tokens, make_vectorizer
 
     texts, labels, _, ids = modapte_subset(path, subset)
-    vectorizer = make_vectorizer(news=False, vocabulary=vocabulary) if vectorizer is None else clone(vectorizer)
-    if vocabulary is not None:
-        vectorizer.set_params(vocabulary=[str(w) for w in vocabulary])
-    X = vectorizer.fit_transform(texts).tocsr()
-    n_oov = 0 if vocabulary is None else count_oov_tokens(vectorizer, texts, X)
-    keep = np.flatnonzero(np.asarray(X.sum(axis=1)).ravel() > 0)
-    corpus = Corpus.from_sparse(X[keep], vectorizer.get_feature_names_out(),
-                                labels=[labels[d] for d in keep], source=str(path))
-    corpus.n_empty_skipped = len(texts) - keep.size
-    corpus.n_oov_dropped = n_oov
-    corpus.doc_names = [f"NEWID={ids[d]}" for d in keep]
-    return corpus
+    return _texts_to_corpus(texts, labels, [f"NEWID={i}" for i in ids], path, vocabulary, vectorizer, news=False)
 
 
 def read_ldac_collection(path: PathLike, subset: str = "train",
@@ -523,13 +509,19 @@ def _collection_files(path: Path) -> list[str]:
 
 def _read_folder_corpus(path: Path, subset, categories, vocabulary, vectorizer) -> Corpus:
     """Tokenize a folder corpus; fit the vocabulary unless one is given (then count what it drops)."""
+    texts, labels, names = read_text_folder(path, subset, categories)
+    return _texts_to_corpus(texts, labels, names, path, vocabulary, vectorizer, news=True)
+
+
+def _texts_to_corpus(texts, labels, names, path: Path, vocabulary, vectorizer, news: bool) -> Corpus:
+    """Vectorize raw texts (the papers' preprocessing unless a vectorizer is given) into a Corpus
+    without empty documents; with a fixed vocabulary, count the tokens it drops."""
     from sklearn.base import clone
 
     from .text import count_oov_tokens, make_vectorizer
 
-    texts, labels, names = read_text_folder(path, subset, categories)
     if vectorizer is None:
-        vectorizer = make_vectorizer(vocabulary=vocabulary)
+        vectorizer = make_vectorizer(news=news, vocabulary=vocabulary)
     else:
         vectorizer = clone(vectorizer)
         if vocabulary is not None:
