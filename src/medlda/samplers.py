@@ -135,7 +135,7 @@ class Light:
         eta = eta.copy()
         omega = zbar @ eta.T
         normals = rng.standard_normal((self.n_gibbs,) + eta.shape)
-        coordinate_eta_sweeps(np.ascontiguousarray(zbar.T), kappa, w, omega, eta, nu, normals)
+        coordinate_eta_sweeps(np.ascontiguousarray(zbar.T), kappa, w, omega, eta, nu, normals, int(self.n_jobs))
         return eta
 
     def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng) -> np.ndarray:

@@ -2,33 +2,72 @@
 
 import math
 
-from numba import njit
+import numpy as np
+from numba import njit, prange
 
 
 @njit(cache=True)
-def coordinate_eta_sweeps(zbar_kd, kappa, w, omega, eta, nu, normals):
+def _topic_columns(zbar_kd):
+    """zbar (K, D) as sparse rows: for topic k, the documents d with zbar_dk > 0 and the values,
+    at ptr[k]:ptr[k + 1] of (doc, value)."""
+    n_topics, n_docs = zbar_kd.shape
+    ptr = np.zeros(n_topics + 1, np.int64)
+    for k in range(n_topics):
+        count = 0
+        for d in range(n_docs):
+            if zbar_kd[k, d] != 0.0:
+                count += 1
+        ptr[k + 1] = ptr[k] + count
+    doc = np.empty(ptr[-1], np.int64)
+    value = np.empty(ptr[-1])
+    for k in range(n_topics):
+        j = ptr[k]
+        for d in range(n_docs):
+            x = zbar_kd[k, d]
+            if x != 0.0:
+                doc[j] = d
+                value[j] = x
+                j += 1
+    return ptr, doc, value
+
+
+@njit(cache=True)
+def _task_sweeps(t, ptr, doc, value, kappa_t, w_t, omega_t, eta, nu, normals):
+    """All sweeps over eta_t. (one task): each eta_tk from its Gaussian conditional, omega_t kept
+    equal to zbar @ eta_t."""
+    n_topics = ptr.size - 1
+    for sweep in range(normals.shape[0]):
+        for k in range(n_topics):
+            tau = nu
+            mu = 0.0
+            e_old = eta[t, k]
+            for j in range(ptr[k], ptr[k + 1]):
+                d = doc[j]
+                x = value[j]
+                tau += w_t[d] * x * x
+                mu += x * (kappa_t[d] - w_t[d] * (omega_t[d] - x * e_old))
+            e_new = mu / tau + normals[sweep, t, k] / math.sqrt(tau)
+            delta = e_new - e_old
+            for j in range(ptr[k], ptr[k + 1]):
+                omega_t[doc[j]] += delta * value[j]
+            eta[t, k] = e_new
+
+
+@njit(cache=True, parallel=True)
+def coordinate_eta_sweeps(zbar_kd, kappa, w, omega, eta, nu, normals, n_threads=1):
     """``normals.shape[0]`` sweeps over every eta_tk, each drawn from its Gaussian conditional.
 
     ``zbar_kd`` is zbar transposed (K, D); ``omega`` (D, T) must equal zbar @ eta.T on entry and
-    is kept equal; ``normals`` (S, T, K) are standard normal draws. Leaves (4) invariant.
+    is kept equal; ``normals`` (S, T, K) are standard normal draws. Leaves (4) invariant. Tasks are
+    independent given zbar, so they are split across ``n_threads`` threads with the same result.
     """
-    n_topics, n_docs = zbar_kd.shape
     n_tasks = eta.shape[0]
-    for sweep in range(normals.shape[0]):
-        for t in range(n_tasks):
-            for k in range(n_topics):
-                tau = nu
-                mu = 0.0
-                e_old = eta[t, k]
-                for d in range(n_docs):
-                    x = zbar_kd[k, d]
-                    if x != 0.0:
-                        tau += w[d, t] * x * x
-                        mu += x * (kappa[d, t] - w[d, t] * (omega[d, t] - x * e_old))
-                e_new = mu / tau + normals[sweep, t, k] / math.sqrt(tau)
-                delta = e_new - e_old
-                for d in range(n_docs):
-                    x = zbar_kd[k, d]
-                    if x != 0.0:
-                        omega[d, t] += delta * x
-                eta[t, k] = e_new
+    ptr, doc, value = _topic_columns(zbar_kd)
+    kappa_td = np.ascontiguousarray(kappa.T)
+    w_td = np.ascontiguousarray(w.T)
+    omega_td = np.ascontiguousarray(omega.T)
+    n_chunks = max(1, min(n_threads, n_tasks))
+    for c in prange(n_chunks):
+        for t in range(c, n_tasks, n_chunks):
+            _task_sweeps(t, ptr, doc, value, kappa_td[t], w_td[t], omega_td[t], eta, nu, normals)
+    omega[:, :] = omega_td.T
