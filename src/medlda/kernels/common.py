@@ -31,11 +31,12 @@ def doc_task_terms(eta, n_dk, d, kappa, w, length, m, a, b):
 
 
 @njit(cache=True, inline="always")
-def topic_g(eta, a, b, m, k):
-    """G_d(k) of SPEC (3) given m = m_d^{-di}: sum_t eta_tk (a_t - b_t (eta_tk + 2 m_t))."""
+def topic_g(eta_kt, a, b, m, k):
+    """G_d(k) of SPEC (3) given m = m_d^{-di}: sum_t eta_tk (a_t - b_t (eta_tk + 2 m_t)).
+    ``eta_kt`` is eta transposed (K, T), so one topic's weights are contiguous."""
     total = 0.0
-    for t in range(eta.shape[0]):
-        e = eta[t, k]
+    for t in range(eta_kt.shape[1]):
+        e = eta_kt[k, t]
         total += e * (a[t] - b[t] * (e + 2.0 * m[t]))
     return total
 

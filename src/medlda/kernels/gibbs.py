@@ -18,6 +18,7 @@ def gibbs_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, vbeta, eta, 
     T = 0 is unsupervised LDA. Counts are updated in place; ``streams`` advance.
     """
     n_tasks, n_topics = eta.shape
+    eta_kt = np.ascontiguousarray(eta.T)  # one topic's weights side by side for G_d(k)
     cdf = np.empty(n_topics)
     g = np.zeros(n_topics)
     m = np.empty(n_tasks)
@@ -38,11 +39,11 @@ def gibbs_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, vbeta, eta, 
             n_wk[v, old] -= 1
             n_k[old] -= 1
             for t in range(n_tasks):
-                m[t] -= eta[t, old]
+                m[t] -= eta_kt[old, t]
             if n_tasks > 0:
                 gmax = -np.inf
                 for k in range(n_topics):
-                    gk = topic_g(eta, a, b, m, k)
+                    gk = topic_g(eta_kt, a, b, m, k)
                     g[k] = gk
                     if gk > gmax:
                         gmax = gk
@@ -61,5 +62,5 @@ def gibbs_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, vbeta, eta, 
             n_wk[v, new] += 1
             n_k[new] += 1
             for t in range(n_tasks):
-                m[t] += eta[t, new]
+                m[t] += eta_kt[new, t]
         streams[s] = state

@@ -94,12 +94,12 @@ def _block_docs(block_lo, block_hi, doc_ptr):
 
 
 @njit(cache=True)
-def _exp_table(eta, a, b, m, exp_w, exp_prob, exp_alias, exp_q, small, large):
+def _exp_table(eta_kt, a, b, m, exp_w, exp_prob, exp_alias, exp_q, small, large):
     """The exp proposal's table exp(G_d(k)) given m (SPEC §4): O(K * T)."""
-    n_topics = eta.shape[1]
+    n_topics = eta_kt.shape[0]
     gmax = -np.inf
     for k in range(n_topics):
-        gk = topic_g(eta, a, b, m, k)
+        gk = topic_g(eta_kt, a, b, m, k)
         exp_w[k] = gk
         gmax = max(gmax, gk)
     for k in range(n_topics):
@@ -117,6 +117,7 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
     topic is logged at moved[e], moved_from[e] from e = the block range's first token on; returns
     how many were logged."""
     n_tasks, n_topics = eta.shape
+    eta_kt = np.ascontiguousarray(eta.T)  # one topic's weights side by side for G_d(k)
     alpha_sum = 0.0
     for k in range(n_topics):
         alpha_sum += alpha[k]
@@ -136,7 +137,7 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
         state = streams[s_idx]
         doc_task_terms(eta, n_dk, d, kappa, w, length, m, a, b)
         if n_tasks > 0:
-            _exp_table(eta, a, b, m, exp_w, exp_prob, exp_alias, exp_q, small, large)
+            _exp_table(eta_kt, a, b, m, exp_w, exp_prob, exp_alias, exp_q, small, large)
         for i in range(start, end):
             v = word_ids[i]
             s0 = z[i]
@@ -151,8 +152,8 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
             n_dk[d, s] -= 1
             n_k[s] -= 1
             for t in range(n_tasks):
-                m[t] -= eta[t, s]
-            g_s = topic_g(eta, a, b, m, s) if n_tasks > 0 else 0.0
+                m[t] -= eta_kt[s, t]
+            g_s = topic_g(eta_kt, a, b, m, s) if n_tasks > 0 else 0.0
             # f_k = (n_kw + beta) / (n_k + Vbeta) kept as numerator and denominator: the ratio is
             # cross-multiplied, no division per step
             fn_s = slots[3 * js + CUR] + beta
@@ -172,7 +173,7 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                 jt = find_slot(slots, base, mask, t_new)
                 cur_t = slots[3 * jt + CUR] if jt >= 0 else 0
                 frozen_t = slots[3 * jt + FROZEN] if jt >= 0 else 0
-                g_t = topic_g(eta, a, b, m, t_new) if n_tasks > 0 else 0.0
+                g_t = topic_g(eta_kt, a, b, m, t_new) if n_tasks > 0 else 0.0
                 fn_t = cur_t + beta
                 fd_t = n_k[t_new] + vbeta
                 qw_t = (frozen_t + beta) * inv_frozen[t_new]
@@ -208,7 +209,7 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
             n_dk[d, s] += 1
             n_k[s] += 1
             for t in range(n_tasks):
-                m[t] += eta[t, s]
+                m[t] += eta_kt[s, t]
             if s != s0:
                 moved[n_moved] = i
                 moved_from[n_moved] = s0
@@ -225,6 +226,7 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
     (2b)), so blocks can run in any order or in parallel with identical results; changed tokens
     are logged as in ``_collapsed_blocks``."""
     n_tasks, n_topics = eta.shape
+    eta_kt = np.ascontiguousarray(eta.T)  # one topic's weights side by side for G_d(k)
     alpha_sum = 0.0
     for k in range(n_topics):
         alpha_sum += alpha[k]
@@ -245,15 +247,15 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
         state = streams[s_idx]
         doc_task_terms(eta, n_dk, d, kappa, w, length, m, a, b)
         if n_tasks > 0:
-            _exp_table(eta, a, b, m_zero, exp_w, exp_prob, exp_alias, exp_q, small, large)
+            _exp_table(eta_kt, a, b, m_zero, exp_w, exp_prob, exp_alias, exp_q, small, large)
         for i in range(start, end):
             v = word_ids[i]
             s0 = z[i]
             s = np.int64(s0)
             n_dk[d, s] -= 1
             for t in range(n_tasks):
-                m[t] -= eta[t, s]
-            g_s = topic_g(eta, a, b, m, s) if n_tasks > 0 else 0.0
+                m[t] -= eta_kt[s, t]
+            g_s = topic_g(eta_kt, a, b, m, s) if n_tasks > 0 else 0.0
             f_s = phi_wk[v, s]
             for step in range(n_mh):
                 state, kind = _proposal_kind(state, mode, step, n_kinds)
@@ -265,7 +267,7 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
                     state, t_new = draw_alias(state, exp_prob, exp_alias)
                 if t_new == s:
                     continue
-                g_t = topic_g(eta, a, b, m, t_new) if n_tasks > 0 else 0.0
+                g_t = topic_g(eta_kt, a, b, m, t_new) if n_tasks > 0 else 0.0
                 f_t = phi_wk[v, t_new]
                 if kind == DOC:  # the doc factor cancels
                     num = f_t
@@ -286,7 +288,7 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
                     f_s = f_t
             n_dk[d, s] += 1
             for t in range(n_tasks):
-                m[t] += eta[t, s]
+                m[t] += eta_kt[s, t]
             if s != s0:
                 moved[n_moved] = i
                 moved_from[n_moved] = s0
