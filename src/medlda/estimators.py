@@ -254,8 +254,7 @@ class LDA(TransformerMixin, _TopicModel):
             held = _as_corpus(heldout, corpus.n_words)
             measure = HeldoutPerplexity(held.word_ids, held.doc_ptr, self._make_sampler(), self.n_infer_burn,
                                         self.n_infer_avg, rng.spawn(1)[0])
-        state, _ = self._fit_topics(corpus, None, rng, measure=measure)
-        self._train_doc_topic = (state.n_dk + self._alpha()) / (state.doc_lengths + self.alpha_sum)[:, None]
+        self._fit_topics(corpus, None, rng, measure=measure)
         return self
 
     def transform(self, X) -> np.ndarray:

@@ -88,7 +88,7 @@ class Light:
             slots = np.empty(3 * int(offsets[-1]), np.int32)
             fill_from_dense(state.n_wk, offsets, slots)
             n_topics = state.n_wk.shape[1]
-            size = max(int(totals.sum()), 1)
+            size = max(int(np.minimum(totals, n_topics).sum()), 1)  # a word holds <= min(N_w, K) topics
             self._hash = (offsets, slots, np.empty(offsets.size, np.int64), np.empty(3 * size), np.empty(totals.size),
                           np.empty(n_topics), np.empty(n_topics, np.int64), np.empty(n_topics))
         return self._hash
