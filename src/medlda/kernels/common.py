@@ -55,3 +55,10 @@ def add_average(out, d, counts, n_topics):
     """out[d] += counts (the sweeps averaged by inference)."""
     for k in range(n_topics):
         out[d, k] += counts[k]
+
+
+@njit(cache=True, inline="always")
+def finish_average(out, d, n_avg, n_topics):
+    """out[d] /= n_avg: the sum of ``add_average`` made a mean."""
+    for k in range(n_topics):
+        out[d, k] /= n_avg

@@ -3,7 +3,7 @@
 import numpy as np
 from numba import njit
 
-from .common import add_average, draw_from_cdf, max_doc_length
+from .common import add_average, draw_from_cdf, finish_average, max_doc_length
 from .rng import DOCS_PER_STREAM, next_below
 
 
@@ -43,6 +43,5 @@ def infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, streams, ou
                 counts[new] += 1
             if sweep >= n_burn:
                 add_average(out, d, counts, n_topics)
-        for k in range(n_topics):
-            out[d, k] /= n_avg
+        finish_average(out, d, n_avg, n_topics)
         streams[s] = state

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, prange
 
 from .alias import build_alias, draw_alias
-from .common import add_average, doc_task_terms, max_doc_length, topic_g
+from .common import add_average, doc_task_terms, finish_average, max_doc_length, topic_g
 from .rng import DOCS_PER_STREAM, next_below, next_u64, next_uniform
 from .word_hash import CUR, FROZEN, find_slot
 
@@ -85,6 +85,30 @@ def _exp_scratch(n_tasks, n_topics):
 
 
 @njit(cache=True)
+def _sweep_scratch(eta, alpha):
+    """What every light sweep sets up once: eta transposed (K, T) so that G_d(k) reads one topic's
+    weights side by side, alpha_sum, the per-document task terms m, a, b, and the exp-table
+    buffers."""
+    n_tasks, n_topics = eta.shape
+    alpha_sum = 0.0
+    for k in range(n_topics):
+        alpha_sum += alpha[k]
+    exp_w, exp_prob, exp_alias, exp_q, small, large = _exp_scratch(n_tasks, n_topics)
+    return (np.ascontiguousarray(eta.T), alpha_sum, np.zeros(n_tasks), np.zeros(n_tasks), np.zeros(n_tasks),
+            exp_w, exp_prob, exp_alias, exp_q, small, large)
+
+
+@njit(cache=True, inline="always")
+def _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, m, a, b, m_table, exp_w, exp_prob, exp_alias, exp_q,
+               small, large):
+    """On entering document d: its task terms m, a, b, and the exp table built from ``m_table``
+    (its m_dt for the collapsed sampler, zeros for the exact one)."""
+    doc_task_terms(eta, n_dk, d, kappa, w, length, m, a, b)
+    if eta.shape[0] > 0:
+        _exp_table(eta_kt, a, b, m_table, exp_w, exp_prob, exp_alias, exp_q, small, large)
+
+
+@njit(cache=True)
 def _block_docs(block_lo, block_hi, doc_ptr):
     """Documents [first, last) of stream blocks [block_lo, block_hi), and their first token: where
     the block range's move log starts."""
@@ -116,15 +140,8 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
     its own ``slots`` and ``n_k`` (the shared ones, or a thread's copies). Each token that changes
     topic is logged at moved[e], moved_from[e] from e = the block range's first token on; returns
     how many were logged."""
-    n_tasks, n_topics = eta.shape
-    eta_kt = np.ascontiguousarray(eta.T)  # one topic's weights side by side for G_d(k)
-    alpha_sum = 0.0
-    for k in range(n_topics):
-        alpha_sum += alpha[k]
-    m = np.zeros(n_tasks)
-    a = np.zeros(n_tasks)
-    b = np.zeros(n_tasks)
-    exp_w, exp_prob, exp_alias, exp_q, small, large = _exp_scratch(n_tasks, n_topics)
+    n_tasks = eta.shape[0]
+    eta_kt, alpha_sum, m, a, b, exp_w, exp_prob, exp_alias, exp_q, small, large = _sweep_scratch(eta, alpha)
     n_kinds = 3 if n_tasks > 0 else 2
     first_doc, last_doc, move_start = _block_docs(block_lo, block_hi, doc_ptr)
     n_moved = move_start
@@ -135,9 +152,8 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
             continue
         s_idx = d // DOCS_PER_STREAM
         state = streams[s_idx]
-        doc_task_terms(eta, n_dk, d, kappa, w, length, m, a, b)
-        if n_tasks > 0:
-            _exp_table(eta_kt, a, b, m, exp_w, exp_prob, exp_alias, exp_q, small, large)
+        _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, m, a, b, m, exp_w, exp_prob, exp_alias, exp_q, small,
+                   large)
         for i in range(start, end):
             v = word_ids[i]
             s0 = z[i]
@@ -225,17 +241,10 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
     block_hi). Reads nothing another block writes (phi is fixed, n_kw and n_k do not enter
     (2b)), so blocks can run in any order or in parallel with identical results; changed tokens
     are logged as in ``_collapsed_blocks``."""
-    n_tasks, n_topics = eta.shape
-    eta_kt = np.ascontiguousarray(eta.T)  # one topic's weights side by side for G_d(k)
-    alpha_sum = 0.0
-    for k in range(n_topics):
-        alpha_sum += alpha[k]
-    m = np.zeros(n_tasks)
-    m_zero = np.zeros(n_tasks)
-    a = np.zeros(n_tasks)
-    b = np.zeros(n_tasks)
-    exp_w, exp_prob, exp_alias, exp_q, small, large = _exp_scratch(n_tasks, n_topics)
+    n_tasks = eta.shape[0]
+    eta_kt, alpha_sum, m, a, b, exp_w, exp_prob, exp_alias, exp_q, small, large = _sweep_scratch(eta, alpha)
     n_kinds = 3 if n_tasks > 0 else 2
+    m_zero = np.zeros(n_tasks)
     first_doc, last_doc, move_start = _block_docs(block_lo, block_hi, doc_ptr)
     n_moved = move_start
     for d in range(first_doc, last_doc):
@@ -245,9 +254,8 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
             continue
         s_idx = d // DOCS_PER_STREAM
         state = streams[s_idx]
-        doc_task_terms(eta, n_dk, d, kappa, w, length, m, a, b)
-        if n_tasks > 0:
-            _exp_table(eta_kt, a, b, m_zero, exp_w, exp_prob, exp_alias, exp_q, small, large)
+        _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, m, a, b, m_zero, exp_w, exp_prob, exp_alias, exp_q,
+                   small, large)
         for i in range(start, end):
             v = word_ids[i]
             s0 = z[i]
@@ -447,6 +455,5 @@ def light_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, alpha_prob, alpha_al
                 counts[s] += 1
             if sweep >= n_burn:
                 add_average(out, d, counts, n_topics)
-        for k in range(n_topics):
-            out[d, k] /= n_avg
+        finish_average(out, d, n_avg, n_topics)
         streams[s_idx] = state
