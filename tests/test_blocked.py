@@ -79,6 +79,66 @@ def test_block_draw_matches_enumerated_conditional(n_topics, size, simulation, r
     assert chi_square_pvalue(hist, wrong) < FALSE_ALARM  # the test has power
 
 
+@pytest.mark.parametrize("n_topics", [2, 3, 5, 6, 7, 8, 9])
+@pytest.mark.parametrize("size", [2, 3, 4, 5])
+def test_level_tree_block_draw_matches_enumerated_conditional(n_topics, size):
+    """The nested plain path (level tree: C = 2, 3 leaves computed inside level 1, C >= 4 leaf
+    rows and general convolutions; K not a power of two copies lone left children up) against
+    (6) enumerated, on counts where topics differ a lot."""
+    rng = np.random.default_rng(100 * n_topics + size)
+    n_d = rng.integers(0, 4, n_topics).astype(np.int32)
+    n_v = rng.integers(0, 4, n_topics).astype(np.int32)
+    n_k = (n_v + rng.integers(0, 10, n_topics)).astype(np.int64)
+    problem = (n_d, n_v, n_k, rng.uniform(0.05, 1.0, n_topics), 0.2, 2.1)
+    draws, path, _ = draw_block_many(*problem, size, 1, False, 20000, np.uint64(3 + size))
+    assert path == 0 and np.all(draws.sum(axis=1) == size)
+    configs, probs = _enumerated(*problem, size)
+    hist = _histogram(draws, configs)
+    assert chi_square_pvalue(hist, probs) > FALSE_ALARM
+    _, wrong = _enumerated(*problem, size, a_scale=2.0)
+    assert chi_square_pvalue(hist, wrong) < FALSE_ALARM
+
+
+@pytest.mark.parametrize("size", [2, 3, 4, 6, 9])
+def test_level_tree_with_many_topics_matches_exact_marginals(size):
+    """K = 70 (not a power of two): the wide levels take the vectorized convolutions; the
+    marginals of the four most spread topics match log-space convolutions, and one token off
+    does not."""
+    rng = np.random.default_rng(7 + size)
+    n_d = (rng.integers(0, 2, 70) * rng.integers(0, 9, 70)).astype(np.int32)
+    n_v = (rng.integers(0, 2, 70) * rng.integers(0, 5, 70)).astype(np.int32)
+    n_k = (n_v + rng.integers(0, 30, 70)).astype(np.int64)
+    problem = (n_d, n_v, n_k, np.full(70, 0.1), 0.05, 3.0)
+    draws, path, _ = draw_block_many(*problem, size, 1, False, 20000, np.uint64(size))
+    assert path == 0 and np.all(draws.sum(axis=1) == size)
+    for topic in np.argsort(draws.var(axis=0))[-4:]:
+        probs = _exact_marginal(*problem, size, topic)
+        hist = np.bincount(draws[:, topic], minlength=size + 1).astype(float)
+        assert chi_square_pvalue(hist, probs) > FALSE_ALARM
+    assert chi_square_pvalue(hist, np.roll(probs, 1)) < FALSE_ALARM
+
+
+@pytest.mark.parametrize("n_topics,size", [(5, 24), (3, 30), (9, 25)])
+def test_level_tree_with_a_block_tilt_matches_exact_marginals(n_topics, size):
+    """Blocks the corpus-wide bound sends off the plain path (huge n_k) but whose own ratios fit
+    once every leaf is tilted by r^n (``level_tilt``): path 1, and each topic's marginal matches
+    log-space convolutions."""
+    rng = np.random.default_rng(size)
+    n_d = rng.integers(0, 8, n_topics).astype(np.int32)
+    n_v = rng.integers(0, 4, n_topics).astype(np.int32)
+    n_k = rng.integers(10**8, 10**10, n_topics).astype(np.int64)
+    problem = (n_d, n_v, n_k, np.full(n_topics, 0.2), 0.01, 500.0)
+    draws, path, _ = draw_block_many(*problem, size, 1, False, 20000, np.uint64(size))
+    assert path == 1
+    for topic in range(n_topics):
+        probs = _exact_marginal(*problem, size, topic)
+        hist = np.bincount(draws[:, topic], minlength=size + 1).astype(float)
+        assert chi_square_pvalue(hist, probs) > FALSE_ALARM
+    topic = int(np.argmax(draws.var(axis=0)))  # the most spread marginal, one token off
+    hist = np.bincount(draws[:, topic], minlength=size + 1).astype(float)
+    assert chi_square_pvalue(hist, np.roll(_exact_marginal(*problem, size, topic), 1)) < FALSE_ALARM
+
+
 def test_backward_and_nested_agree_with_each_other():
     problem = _block_problem(6, seed=3)
     a = draw_block_many(*problem, 4, 0, False, 20000, np.uint64(7))[0]
@@ -105,16 +165,20 @@ def _exact_marginal(n_d, n_v, n_k, alpha, beta, vbeta, size, topic):
     return normalize_log(logp)
 
 
-@pytest.mark.parametrize("simulation", SIMULATIONS)
-def test_long_block_in_a_huge_corpus_takes_the_rescaled_path_and_stays_exact(simulation):
+@pytest.mark.parametrize("simulation,rescaled", [("backward", False), ("nested", False), ("nested", True)])
+def test_long_block_in_a_huge_corpus_takes_the_rescaled_path_and_stays_exact(simulation, rescaled):
     """C = 80 with n_k ~ 1e9: plain products would underflow (q ~ 1e-700), so the block goes
-    through log-space leaves, the tilt and normalized nodes; marginals match log-space sums."""
+    through log-space leaves, the tilt and normalized nodes (backward, and nested when forced),
+    or through the level tree with leaves tilted by the block's own bound (nested); marginals
+    match log-space sums."""
     n_d = np.array([30, 2, 0, 0, 5], np.int32)
     n_v = np.array([4, 0, 0, 1, 2], np.int32)
     n_k = np.array([10**9, 3 * 10**8, 10**9, 5 * 10**8, 10**8], np.int64)
     problem = (n_d, n_v, n_k, np.full(5, 0.1), 0.01, 300.0)
-    draws, path, _ = draw_block_many(*problem, 80, SIMULATIONS.index(simulation), False, 6000, np.uint64(5))
+    draws, path, cut = draw_block_many(*problem, 80, SIMULATIONS.index(simulation), rescaled, 6000, np.uint64(5))
     assert path >= 1
+    if simulation == "nested" and not rescaled:
+        assert path == 1 and np.all(cut == 80)  # one tilt, level tree (no tail cut)
     for topic in (0, 4):
         probs = _exact_marginal(*problem, 80, topic)
         hist = np.bincount(draws[:, topic], minlength=81).astype(float)
@@ -123,17 +187,23 @@ def test_long_block_in_a_huge_corpus_takes_the_rescaled_path_and_stays_exact(sim
         assert chi_square_pvalue(hist, shifted) < FALSE_ALARM
 
 
-@pytest.mark.parametrize("simulation", SIMULATIONS)
-def test_tail_cut_keeps_the_distribution(simulation):
-    """Two strong topics absorb a block of 12; the empty topic's leaf is cut (it can take at most
-    6 tokens in the draw, P(more) < 1e-15), and the distribution, including the empty topic's
-    rare share (5e-5), still matches enumeration."""
+@pytest.mark.parametrize("simulation,rescaled", [("backward", False), ("backward", True), ("nested", True),
+                                                 ("nested", False)])
+def test_tail_cut_keeps_the_distribution(simulation, rescaled):
+    """Two strong topics absorb a block of 12; on the paths with a tail cut (backward, and the
+    per-node rescaled tree) the empty topic's leaf is cut (it can take at most 6 tokens in the
+    draw, P(more) < 1e-15), and the distribution, including the empty topic's rare share (5e-5),
+    still matches enumeration. Nested plain blocks take the level tree, which cuts nothing."""
     n_d = np.array([40, 0, 30], np.int32)
     n_v = np.array([60, 0, 50], np.int32)
     n_k = np.array([400, 300, 450], np.int64)
     problem = (n_d, n_v, n_k, np.full(3, 0.3), 0.05, 20.0)
-    draws, _, cut = draw_block_many(*problem, 12, SIMULATIONS.index(simulation), False, 40000, np.uint64(11))
-    assert cut[1] < 12 and cut[0] == cut[2] == 12
+    draws, path, cut = draw_block_many(*problem, 12, SIMULATIONS.index(simulation), rescaled, 40000, np.uint64(11))
+    assert (path > 0) == rescaled
+    if simulation == "nested" and not rescaled:
+        assert np.all(cut == 12)
+    else:
+        assert cut[1] < 12 and cut[0] == cut[2] == 12
     configs, probs = _enumerated(*problem, 12)
     hist = _histogram(draws, configs)
     assert chi_square_pvalue(hist, probs) > FALSE_ALARM

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .kernels.block_levels import level_table_size
 from .kernels.blocked import BACKWARD, NESTED, balanced_tree_arrays, blocked_sweep
 from .kernels.inference import infer_doc_topic
 from .kernels.rng import make_streams
@@ -77,7 +78,7 @@ class BlockedGibbs:
         if self._tree is None or self._tree.shape[1] != max(n_topics - 1, 0):
             self._tree = balanced_tree_arrays(n_topics)
         width = max_block + 1
-        shape = (2 * n_topics * width, max(n_topics, width) + 2 * width,
+        shape = (max(2 * n_topics * width, level_table_size(n_topics, max_block)), max(n_topics, width) + 2 * width,
                  7 * n_topics + 4 + max_block)
         if self._scratch is None or tuple(a.size for a in self._scratch) != shape:
             self._scratch = (np.empty(shape[0]), np.empty(shape[1]), np.empty(shape[2], np.int64))

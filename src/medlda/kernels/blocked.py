@@ -18,6 +18,10 @@ count vector of total C by the same r^C, so the distribution is unchanged) so th
 single-topic clump weighs about 1, and every node's h is divided by its own maximum (SPEC's
 rescaled normalizers; a node's scale cancels in every draw it takes part in).
 
+Nested blocks on the plain path (or whose own ratio bound fits under a tilt, ``level_tilt``)
+take the level-ordered tree of ``block_levels.py`` (vectorized over nodes, no tail cut); the
+per-node tree below serves the rescaled path.
+
 Tails. For blocks of at least ``TRUNCATE_FROM`` tokens, leaf k is cut at the first m with
 sum_{n > m} q_k(n) / rho^n <= TAIL_TV / K, where rho <= q_j(i + 1) / q_j(i) for all i < C and
 some topic j != k. Since h(C) >= h_{-k}(C) >= rho^n h_{-k}(C - n), that sum bounds P(n_k > m),
@@ -35,6 +39,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .block_levels import LEVEL_MAX_SIZE, build_levels, level_table_size, level_tilt, sample_levels
 from .block_normalizers import TRUNCATE_FROM, _abc, _absorbers, _build, _plain_is_safe, _ratio, _top_two
 from .common import draw_from_cdf
 from .rng import DOCS_PER_STREAM, next_below, next_uniform
@@ -207,11 +212,24 @@ def draw_block(state, rows, size, nested, tree, table, supp, topics, cdf, stack,
                log_rho_min, log_rho_max):
     """(state, path): topics[0:size] gets topic k n_k times, n drawn from (6) for a block of ``size`` tokens (``rows``:
     the counts with the block removed, see the module docstring). ``path`` is 0 for plain
-    products, else 1 + the number of re-tilts of the rescaled path. ``log_rho_min`` and
+    products, else 1 + the number of re-tilts (1: the nested level tree under the block's tilt). ``log_rho_min`` and
     ``log_rho_max`` bound log q_k(n + 1) / q_k(n) (see _plain_is_safe)."""
     n_topics = rows[0].size
     stride = size + 1
     plain = (not force_rescaled) and _plain_is_safe(size, n_topics, log_rho_min, log_rho_max)
+    if nested and n_topics > 1 and not force_rescaled and size <= LEVEL_MAX_SIZE:
+        if plain and level_table_size(n_topics, size) <= table.size:
+            ok, tilt, path = True, 0.0, 0
+        elif size > 3:
+            ok, tilt = level_tilt(rows, size)
+            path = 1
+        else:
+            ok, tilt, path = False, 0.0, 0
+        if ok:
+            v = build_levels(rows, size, tilt, table)
+            if v > 0.0 and v < np.inf:
+                return sample_levels(state, rows, size, tilt, table, topics, cdf, stack, buf), path
+            plain = False
     tol = TAIL_TV / n_topics
     if size >= TRUNCATE_FROM and n_topics > 1:
         rho1, j1, rho2 = _absorbers(rows, size)
@@ -254,7 +272,7 @@ def draw_block_many(n_d, n_v, n_k, alpha, beta, vbeta, size, nested, force_resca
     Bounds as in ``blocked_sweep`` (corpus size n_k.sum() + size, document n_d.sum() + size)."""
     n_topics = n_k.size
     tree = balanced_tree_arrays(n_topics)
-    table = np.empty(2 * n_topics * (size + 1))
+    table = np.empty(max(2 * n_topics * (size + 1), level_table_size(n_topics, size)))
     supp = np.full(2 * n_topics, size, np.int64)
     cdf = np.empty(size + 1)
     buf = np.empty(2 * (size + 1))
