@@ -1,5 +1,6 @@
 """Small inline pieces shared by the token kernels."""
 
+import numpy as np
 from numba import njit
 
 from .rng import next_uniform
@@ -17,28 +18,74 @@ def draw_from_cdf(state, cdf, n):
 
 
 @njit(cache=True, inline="always")
-def doc_task_terms(eta, n_dk, d, kappa, w, length, m, a, b):
-    """Per-document pieces of G_d (SPEC (3)): m_t = eta_t . n_d, a_t = kappa_dt / N_d,
-    b_t = w_dt / (2 N_d^2), written into m, a, b."""
-    n_tasks, n_topics = eta.shape
+def doc_task_terms(eta_kt, n_dk, d, kappa, w, length, a, b, p):
+    """Per-document pieces of G_d (SPEC (3)), written into a, b, p: a_t = kappa_dt / N_d,
+    b_t = w_dt / (2 N_d^2) and p_t = a_t - 2 b_t m_t with m_t = eta_t . n_d, so that
+    G_d(k) = sum_t eta_tk (p_t - b_t eta_tk) reads no m. O(T) per topic present in d."""
+    n_topics, n_tasks = eta_kt.shape
     for t in range(n_tasks):
-        acc = 0.0
-        for k in range(n_topics):
-            acc += eta[t, k] * n_dk[d, k]
-        m[t] = acc
         a[t] = kappa[d, t] / length
         b[t] = w[d, t] / (2.0 * length * length)
+        p[t] = a[t]
+    for k in range(n_topics):
+        c = n_dk[d, k]
+        if c != 0:
+            for t in range(n_tasks):
+                p[t] -= 2.0 * b[t] * c * eta_kt[k, t]
 
 
 @njit(cache=True, inline="always")
-def topic_g(eta_kt, a, b, m, k):
-    """G_d(k) of SPEC (3) given m = m_d^{-di}: sum_t eta_tk (a_t - b_t (eta_tk + 2 m_t)).
-    ``eta_kt`` is eta transposed (K, T), so one topic's weights are contiguous."""
-    total = 0.0
+def move_task_terms(eta_kt, b, p, k, sign):
+    """p after a token of topic k joins (sign = +1) or leaves (sign = -1) the document: m_t moves
+    by sign * eta_tk. O(T)."""
     for t in range(eta_kt.shape[1]):
-        e = eta_kt[k, t]
-        total += e * (a[t] - b[t] * (e + 2.0 * m[t]))
-    return total
+        p[t] -= sign * 2.0 * b[t] * eta_kt[k, t]
+
+
+@njit(cache=True, inline="always")
+def topic_g(eta_kt, b, p, k):
+    """G_d(k) of SPEC (3) given p from ``doc_task_terms`` (with m = m_d^{-di}):
+    sum_t eta_tk (p_t - b_t eta_tk). ``eta_kt`` is eta transposed (K, T), so one topic's weights
+    are contiguous; four partial sums break the chain of dependent additions."""
+    n_tasks = eta_kt.shape[1]
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    t = 0
+    while t + 4 <= n_tasks:
+        e0 = eta_kt[k, t]
+        e1 = eta_kt[k, t + 1]
+        e2 = eta_kt[k, t + 2]
+        e3 = eta_kt[k, t + 3]
+        s0 += e0 * (p[t] - b[t] * e0)
+        s1 += e1 * (p[t + 1] - b[t + 1] * e1)
+        s2 += e2 * (p[t + 2] - b[t + 2] * e2)
+        s3 += e3 * (p[t + 3] - b[t + 3] * e3)
+        t += 4
+    while t < n_tasks:
+        e0 = eta_kt[k, t]
+        s0 += e0 * (p[t] - b[t] * e0)
+        t += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+@njit(cache=True, inline="always")
+def all_topic_g(eta, b, p, g):
+    """g[k] = G_d(k) for every topic (``topic_g`` for all k at once), reading eta (T, K) row by
+    row so the inner loop over topics is contiguous and vectorizes: O(K * T). Returns max_k g."""
+    n_tasks, n_topics = eta.shape
+    g[:] = 0.0
+    for t in range(n_tasks):
+        pt = p[t]
+        bt = b[t]
+        for k in range(n_topics):
+            e = eta[t, k]
+            g[k] += e * (pt - bt * e)
+    gmax = -np.inf
+    for k in range(n_topics):
+        gmax = max(gmax, g[k])
+    return gmax
 
 
 @njit(cache=True)

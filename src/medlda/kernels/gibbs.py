@@ -6,7 +6,7 @@ O(K * (1 + T)) per token. This is the reference every faster sampler is tested a
 import numpy as np
 from numba import njit
 
-from .common import doc_task_terms, draw_from_cdf, topic_g
+from .common import all_topic_g, doc_task_terms, draw_from_cdf, move_task_terms
 from .rng import DOCS_PER_STREAM
 
 
@@ -21,9 +21,9 @@ def gibbs_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, vbeta, eta, 
     eta_kt = np.ascontiguousarray(eta.T)  # one topic's weights side by side for G_d(k)
     cdf = np.empty(n_topics)
     g = np.zeros(n_topics)
-    m = np.empty(n_tasks)
     a = np.empty(n_tasks)
     b = np.empty(n_tasks)
+    p = np.empty(n_tasks)
     for d in range(doc_ptr.size - 1):
         start, end = doc_ptr[d], doc_ptr[d + 1]
         if end == start:
@@ -31,36 +31,30 @@ def gibbs_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, vbeta, eta, 
         s = d // DOCS_PER_STREAM
         state = streams[s]
         length = end - start
-        doc_task_terms(eta, n_dk, d, kappa, w, length, m, a, b)
+        doc_task_terms(eta_kt, n_dk, d, kappa, w, length, a, b, p)
         for i in range(start, end):
             v = word_ids[i]
             old = z[i]
             n_dk[d, old] -= 1
             n_wk[v, old] -= 1
             n_k[old] -= 1
-            for t in range(n_tasks):
-                m[t] -= eta_kt[old, t]
             if n_tasks > 0:
-                gmax = -np.inf
-                for k in range(n_topics):
-                    gk = topic_g(eta_kt, a, b, m, k)
-                    g[k] = gk
-                    if gk > gmax:
-                        gmax = gk
+                move_task_terms(eta_kt, b, p, old, -1.0)
+                gmax = all_topic_g(eta, b, p, g)
                 for k in range(n_topics):
                     g[k] = np.exp(g[k] - gmax)
             total = 0.0
             for k in range(n_topics):
-                p = (n_dk[d, k] + alpha[k]) * (n_wk[v, k] + beta) / (n_k[k] + vbeta)
+                pk = (n_dk[d, k] + alpha[k]) * (n_wk[v, k] + beta) / (n_k[k] + vbeta)
                 if n_tasks > 0:
-                    p *= g[k]
-                total += p
+                    pk *= g[k]
+                total += pk
                 cdf[k] = total
             state, new = draw_from_cdf(state, cdf, n_topics)
             z[i] = new
             n_dk[d, new] += 1
             n_wk[v, new] += 1
             n_k[new] += 1
-            for t in range(n_tasks):
-                m[t] += eta_kt[new, t]
+            if n_tasks > 0:
+                move_task_terms(eta_kt, b, p, new, 1.0)
         streams[s] = state

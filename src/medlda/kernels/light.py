@@ -13,8 +13,8 @@ import numpy as np
 from numba import njit, prange
 
 from .alias import build_alias, draw_alias
-from .common import add_average, doc_task_terms, finish_average, max_doc_length, topic_g
-from .rng import DOCS_PER_STREAM, next_below, next_u64, next_uniform
+from .common import add_average, all_topic_g, doc_task_terms, finish_average, max_doc_length, move_task_terms, topic_g
+from .rng import DOCS_PER_STREAM, next_below, next_uniform
 from .word_hash import CUR, FROZEN, find_slot
 
 MIXTURE, CYCLE, DOC, WORD, EXP = 0, 1, 2, 3, 4
@@ -25,25 +25,36 @@ _SHIFT_32 = np.uint64(32)
 _INV_2_32 = 1.0 / 4294967296.0
 
 
+_KINDS_PER_DRAW = 16  # mixture steps served by one uniform (each uses log2(3) of its 53 bits)
+
+
 @njit(cache=True, inline="always")
-def _proposal_kind(state, mode, step, n_kinds):
-    """Which proposal MH step ``step`` uses: a random one (mixture), in turn (cycle), or fixed."""
+def _proposal_kind(state, digits, mode, step, n_kinds):
+    """Which proposal MH step ``step`` uses: a random one (mixture), in turn (cycle), or fixed.
+    For the mixture, ``digits`` is a uniform on [0, 1) whose base-n_kinds digits pick the kinds of
+    ``_KINDS_PER_DRAW`` steps, so a step costs no RNG call (even a slightly uneven pick would keep
+    the target: every kind is a valid MH kernel on its own). Returns (state, digits, kind)."""
     if mode == MIXTURE:
-        state, kind = next_below(state, n_kinds)
-        return state, kind + DOC
+        if step % _KINDS_PER_DRAW == 0:
+            state, digits = next_uniform(state)
+        digits *= n_kinds
+        kind = np.int64(digits)
+        digits -= kind
+        return state, digits, min(kind, n_kinds - 1) + DOC
     if mode == CYCLE:
-        return state, DOC + step % n_kinds
-    return state, mode
+        return state, digits, DOC + step % n_kinds
+    return state, digits, mode
 
 
 @njit(cache=True, inline="always")
 def _draw_doc(state, z, start, length, alpha_sum, alpha_prob, alpha_alias):
     """Doc proposal (n_dk + alpha_k) / (N_d + alpha_sum), token i's own topic included: the topic
-    of a uniformly chosen token of the document, or a draw from alpha."""
+    of a uniformly chosen token of the document, or a draw from alpha. One uniform x on
+    [0, N_d + alpha_sum) does both: below N_d its integer part is the token."""
     state, u = next_uniform(state)
-    if u * (length + alpha_sum) < length:
-        state, j = next_below(state, length)
-        return state, np.int64(z[start + j])
+    x = u * (length + alpha_sum)
+    if x < length:
+        return state, np.int64(z[start + min(np.int64(x), length - 1)])
     return draw_alias(state, alpha_prob, alpha_alias)
 
 
@@ -87,8 +98,8 @@ def _exp_scratch(n_tasks, n_topics):
 @njit(cache=True)
 def _sweep_scratch(eta, alpha):
     """What every light sweep sets up once: eta transposed (K, T) so that G_d(k) reads one topic's
-    weights side by side, alpha_sum, the per-document task terms m, a, b, and the exp-table
-    buffers."""
+    weights side by side, alpha_sum, the per-document task terms a, b, p (``doc_task_terms``), and
+    the exp-table buffers."""
     n_tasks, n_topics = eta.shape
     alpha_sum = 0.0
     for k in range(n_topics):
@@ -99,13 +110,14 @@ def _sweep_scratch(eta, alpha):
 
 
 @njit(cache=True, inline="always")
-def _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, m, a, b, m_table, exp_w, exp_prob, exp_alias, exp_q,
+def _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, a, b, p, exact, exp_w, exp_prob, exp_alias, exp_q,
                small, large):
-    """On entering document d: its task terms m, a, b, and the exp table built from ``m_table``
-    (its m_dt for the collapsed sampler, zeros for the exact one)."""
-    doc_task_terms(eta, n_dk, d, kappa, w, length, m, a, b)
+    """On entering document d: its task terms a, b, p, and the exp table, built from its m_dt of
+    this moment for the collapsed sampler and from m_dt = 0 (p = a, a per-sweep constant) for the
+    exact one."""
+    doc_task_terms(eta_kt, n_dk, d, kappa, w, length, a, b, p)
     if eta.shape[0] > 0:
-        _exp_table(eta_kt, a, b, m_table, exp_w, exp_prob, exp_alias, exp_q, small, large)
+        _exp_table(eta, b, a if exact else p, exp_w, exp_prob, exp_alias, exp_q, small, large)
 
 
 @njit(cache=True)
@@ -118,15 +130,10 @@ def _block_docs(block_lo, block_hi, doc_ptr):
 
 
 @njit(cache=True)
-def _exp_table(eta_kt, a, b, m, exp_w, exp_prob, exp_alias, exp_q, small, large):
-    """The exp proposal's table exp(G_d(k)) given m (SPEC §4): O(K * T)."""
-    n_topics = eta_kt.shape[0]
-    gmax = -np.inf
-    for k in range(n_topics):
-        gk = topic_g(eta_kt, a, b, m, k)
-        exp_w[k] = gk
-        gmax = max(gmax, gk)
-    for k in range(n_topics):
+def _exp_table(eta, b, p, exp_w, exp_prob, exp_alias, exp_q, small, large):
+    """The exp proposal's table exp(G_d(k)) given p (SPEC §4): O(K * T)."""
+    gmax = all_topic_g(eta, b, p, exp_w)
+    for k in range(exp_w.size):
         exp_w[k] = np.exp(exp_w[k] - gmax)
     build_alias(exp_w, exp_prob, exp_alias, exp_q, small, large)
 
@@ -141,7 +148,7 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
     topic is logged at moved[e], moved_from[e] from e = the block range's first token on; returns
     how many were logged."""
     n_tasks = eta.shape[0]
-    eta_kt, alpha_sum, m, a, b, exp_w, exp_prob, exp_alias, exp_q, small, large = _sweep_scratch(eta, alpha)
+    eta_kt, alpha_sum, a, b, p, exp_w, exp_prob, exp_alias, exp_q, small, large = _sweep_scratch(eta, alpha)
     n_kinds = 3 if n_tasks > 0 else 2
     first_doc, last_doc, move_start = _block_docs(block_lo, block_hi, doc_ptr)
     n_moved = move_start
@@ -152,8 +159,8 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
             continue
         s_idx = d // DOCS_PER_STREAM
         state = streams[s_idx]
-        _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, m, a, b, m, exp_w, exp_prob, exp_alias, exp_q, small,
-                   large)
+        _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, a, b, p, False, exp_w, exp_prob, exp_alias, exp_q,
+                   small, large)
         for i in range(start, end):
             v = word_ids[i]
             s0 = z[i]
@@ -167,16 +174,18 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
             slots[3 * js + CUR] -= 1
             n_dk[d, s] -= 1
             n_k[s] -= 1
-            for t in range(n_tasks):
-                m[t] -= eta_kt[s, t]
-            g_s = topic_g(eta_kt, a, b, m, s) if n_tasks > 0 else 0.0
+            g_s = 0.0
+            if n_tasks > 0:
+                move_task_terms(eta_kt, b, p, s, -1.0)
+                g_s = topic_g(eta_kt, b, p, s)
             # f_k = (n_kw + beta) / (n_k + Vbeta) kept as numerator and denominator: the ratio is
             # cross-multiplied, no division per step
             fn_s = slots[3 * js + CUR] + beta
             fd_s = n_k[s] + vbeta
             qw_s = (slots[3 * js + FROZEN] + beta) * inv_frozen[s]
+            digits = 0.0
             for step in range(n_mh):
-                state, kind = _proposal_kind(state, mode, step, n_kinds)
+                state, digits, kind = _proposal_kind(state, digits, mode, step, n_kinds)
                 if kind == DOC:
                     state, t_new = _draw_doc(state, z, start, length, alpha_sum, alpha_prob, alpha_alias)
                 elif kind == WORD:
@@ -189,7 +198,7 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                 jt = find_slot(slots, base, mask, t_new)
                 cur_t = slots[3 * jt + CUR] if jt >= 0 else 0
                 frozen_t = slots[3 * jt + FROZEN] if jt >= 0 else 0
-                g_t = topic_g(eta_kt, a, b, m, t_new) if n_tasks > 0 else 0.0
+                g_t = topic_g(eta_kt, b, p, t_new) if n_tasks > 0 else 0.0
                 fn_t = cur_t + beta
                 fd_t = n_k[t_new] + vbeta
                 qw_t = (frozen_t + beta) * inv_frozen[t_new]
@@ -205,10 +214,14 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                     else:
                         num *= exp_q[s]
                         den *= exp_q[t_new]
-                state, u = next_uniform(state)
                 if n_tasks > 0:
                     num *= np.exp(g_t - g_s)
-                if u * den < num:
+                if num < den:  # uphill moves are accepted without a draw
+                    state, u = next_uniform(state)
+                    accept = u * den < num
+                else:
+                    accept = True
+                if accept:
                     s = t_new
                     z[i] = s  # the doc proposal must see the chain's current state
                     js = jt
@@ -224,8 +237,8 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
             slots[3 * js + CUR] += 1
             n_dk[d, s] += 1
             n_k[s] += 1
-            for t in range(n_tasks):
-                m[t] += eta_kt[s, t]
+            if n_tasks > 0:
+                move_task_terms(eta_kt, b, p, s, 1.0)
             if s != s0:
                 moved[n_moved] = i
                 moved_from[n_moved] = s0
@@ -242,9 +255,8 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
     (2b)), so blocks can run in any order or in parallel with identical results; changed tokens
     are logged as in ``_collapsed_blocks``."""
     n_tasks = eta.shape[0]
-    eta_kt, alpha_sum, m, a, b, exp_w, exp_prob, exp_alias, exp_q, small, large = _sweep_scratch(eta, alpha)
+    eta_kt, alpha_sum, a, b, p, exp_w, exp_prob, exp_alias, exp_q, small, large = _sweep_scratch(eta, alpha)
     n_kinds = 3 if n_tasks > 0 else 2
-    m_zero = np.zeros(n_tasks)
     first_doc, last_doc, move_start = _block_docs(block_lo, block_hi, doc_ptr)
     n_moved = move_start
     for d in range(first_doc, last_doc):
@@ -254,19 +266,21 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
             continue
         s_idx = d // DOCS_PER_STREAM
         state = streams[s_idx]
-        _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, m, a, b, m_zero, exp_w, exp_prob, exp_alias, exp_q,
+        _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, a, b, p, True, exp_w, exp_prob, exp_alias, exp_q,
                    small, large)
         for i in range(start, end):
             v = word_ids[i]
             s0 = z[i]
             s = np.int64(s0)
             n_dk[d, s] -= 1
-            for t in range(n_tasks):
-                m[t] -= eta_kt[s, t]
-            g_s = topic_g(eta_kt, a, b, m, s) if n_tasks > 0 else 0.0
+            g_s = 0.0
+            if n_tasks > 0:
+                move_task_terms(eta_kt, b, p, s, -1.0)
+                g_s = topic_g(eta_kt, b, p, s)
             f_s = phi_wk[v, s]
+            digits = 0.0
             for step in range(n_mh):
-                state, kind = _proposal_kind(state, mode, step, n_kinds)
+                state, digits, kind = _proposal_kind(state, digits, mode, step, n_kinds)
                 if kind == DOC:
                     state, t_new = _draw_doc(state, z, start, length, alpha_sum, alpha_prob, alpha_alias)
                 elif kind == WORD:
@@ -275,7 +289,7 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
                     state, t_new = draw_alias(state, exp_prob, exp_alias)
                 if t_new == s:
                     continue
-                g_t = topic_g(eta_kt, a, b, m, t_new) if n_tasks > 0 else 0.0
+                g_t = topic_g(eta_kt, b, p, t_new) if n_tasks > 0 else 0.0
                 f_t = phi_wk[v, t_new]
                 if kind == DOC:  # the doc factor cancels
                     num = f_t
@@ -286,17 +300,21 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
                 else:
                     num = f_t * (n_dk[d, t_new] + alpha[t_new]) * exp_q[s]
                     den = f_s * (n_dk[d, s] + alpha[s]) * exp_q[t_new]
-                state, u = next_uniform(state)
                 if n_tasks > 0:
                     num *= np.exp(g_t - g_s)
-                if u * den < num:
+                if num < den:  # uphill moves are accepted without a draw
+                    state, u = next_uniform(state)
+                    accept = u * den < num
+                else:
+                    accept = True
+                if accept:
                     s = t_new
                     z[i] = s  # the doc proposal must see the chain's current state
                     g_s = g_t
                     f_s = f_t
             n_dk[d, s] += 1
-            for t in range(n_tasks):
-                m[t] += eta_kt[s, t]
+            if n_tasks > 0:
+                move_task_terms(eta_kt, b, p, s, 1.0)
             if s != s0:
                 moved[n_moved] = i
                 moved_from[n_moved] = s0
