@@ -117,6 +117,34 @@ def test_level_tree_with_many_topics_matches_exact_marginals(size):
         assert chi_square_pvalue(hist, probs) > FALSE_ALARM
     assert chi_square_pvalue(hist, np.roll(probs, 1)) < FALSE_ALARM
 
+@pytest.mark.parametrize("size", [2, 3, 4, 5, 6, 7, 9, 12])
+@pytest.mark.parametrize("level", [1, 2, 3])
+def test_level_tree_cross_terms_of_wide_levels(size, level):
+    """K = 128 (a power of two): each level takes the unrolled combinations (C <= 7) or the
+    general one. Two strong topics split by a node of ``level`` (0 and 128 / 2^level) share
+    most of the block, a third topic outside that node takes the rest, so P(the whole block in
+    the node) hangs on every cross term l(j) r(C - j) of the node's h(C). The three marginals
+    match log-space convolutions, and one token off does not."""
+    n_topics = 128
+    rng = np.random.default_rng(40 + size)
+    n_d = rng.integers(0, 2, n_topics).astype(np.int32)
+    n_v = rng.integers(0, 2, n_topics).astype(np.int32)
+    n_k = (n_v + rng.integers(5, 40, n_topics)).astype(np.int64)
+    pair = n_topics >> level
+    topics = [0, pair, pair // 2]  # the third sits outside the pair's node
+    n_d[topics] = [2 * size, 2 * size, size // 2]
+    n_v[topics] = [4, 4, 3]
+    n_k[topics] = [20, 20, 15]
+    problem = (n_d, n_v, n_k, np.full(n_topics, 0.1), 0.05, 3.0)
+    draws, path, _ = draw_block_many(*problem, size, 1, False, 20000, np.uint64(20 + size))
+    assert path == 0 and np.all(draws.sum(axis=1) == size)
+    for topic in topics:
+        probs = _exact_marginal(*problem, size, topic)
+        hist = np.bincount(draws[:, topic], minlength=size + 1).astype(float)
+        assert chi_square_pvalue(hist, probs) > FALSE_ALARM
+    assert 0.1 < probs[0] < 0.9  # the block is often, not always, inside the pair's node
+    assert chi_square_pvalue(hist, np.roll(probs, 1)) < FALSE_ALARM
+
 
 @pytest.mark.parametrize("n_topics,size", [(5, 24), (3, 30), (9, 25)])
 def test_level_tree_with_a_block_tilt_matches_exact_marginals(n_topics, size):

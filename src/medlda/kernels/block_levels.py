@@ -25,6 +25,7 @@ from .rng import next_uniform
 
 LEVEL_MAX_SIZE = 128  # longer blocks always take the per-node rescaled path
 _FEW_NODES = 16  # levels with fewer nodes are built node by node
+_UNROLLED = 7  # blocks up to this long combine full levels in one pass (_combine_2 .. _combine_7)
 
 
 @njit(cache=True)
@@ -196,9 +197,16 @@ def _combine(src, n_src, dst, n_dst, size):
             out[i] = row[i] + right[i]
         for i in range(both, n_dst):
             out[i] = row[i]
-        for j in range(1, c):
-            lj = src[(j - 1) * n_src:(j - 1) * n_src + both]
-            rj = src[(c - j - 1) * n_src + n_dst:(c - j - 1) * n_src + n_dst + both]
+        for j in range(1, c - 1, 2):  # two terms per pass over out
+            la = src[(j - 1) * n_src:(j - 1) * n_src + both]
+            ra = src[(c - j - 1) * n_src + n_dst:(c - j - 1) * n_src + n_dst + both]
+            lb = src[j * n_src:j * n_src + both]
+            rb = src[(c - j - 2) * n_src + n_dst:(c - j - 2) * n_src + n_dst + both]
+            for i in range(both):
+                out[i] += la[i] * ra[i] + lb[i] * rb[i]
+        if c % 2 == 0:  # c - 1 terms: the last one alone
+            lj = src[(c - 2) * n_src:(c - 2) * n_src + both]
+            rj = src[n_dst:n_dst + both]
             for i in range(both):
                 out[i] += lj[i] * rj[i]
 
@@ -206,22 +214,112 @@ def _combine(src, n_src, dst, n_dst, size):
 @njit(cache=True)
 def _combine_2(src, dst, n):
     """C = 2, full level (2 n children)."""
-    l1, r1, l2, r2 = src[:n], src[n:2 * n], src[2 * n:3 * n], src[3 * n:4 * n]
-    h1, h2 = dst[:n], dst[n:2 * n]
     for i in range(n):
-        h1[i] = l1[i] + r1[i]
-        h2[i] = l2[i] + l1[i] * r1[i] + r2[i]
+        l1, r1 = src[i], src[n + i]
+        l2, r2 = src[2 * n + i], src[3 * n + i]
+        dst[i] = l1 + r1
+        dst[1 * n + i] = l2 + l1 * r1 + r2
 
 
 @njit(cache=True)
 def _combine_3(src, dst, n):
     """C = 3, full level (2 n children)."""
-    l1, r1, l2, r2, l3, r3 = src[:n], src[n:2 * n], src[2 * n:3 * n], src[3 * n:4 * n], src[4 * n:5 * n], src[5 * n:]
-    h1, h2, h3 = dst[:n], dst[n:2 * n], dst[2 * n:3 * n]
     for i in range(n):
-        h1[i] = l1[i] + r1[i]
-        h2[i] = l2[i] + l1[i] * r1[i] + r2[i]
-        h3[i] = l3[i] + l2[i] * r1[i] + l1[i] * r2[i] + r3[i]
+        l1, r1 = src[i], src[n + i]
+        l2, r2 = src[2 * n + i], src[3 * n + i]
+        l3, r3 = src[4 * n + i], src[5 * n + i]
+        dst[i] = l1 + r1
+        dst[1 * n + i] = l2 + l1 * r1 + r2
+        dst[2 * n + i] = l3 + l2 * r1 + l1 * r2 + r3
+
+
+@njit(cache=True)
+def _combine_4(src, dst, n):
+    """C = 4, full level (2 n children)."""
+    for i in range(n):
+        l1, r1 = src[i], src[n + i]
+        l2, r2 = src[2 * n + i], src[3 * n + i]
+        l3, r3 = src[4 * n + i], src[5 * n + i]
+        l4, r4 = src[6 * n + i], src[7 * n + i]
+        dst[i] = l1 + r1
+        dst[1 * n + i] = l2 + l1 * r1 + r2
+        dst[2 * n + i] = l3 + l2 * r1 + l1 * r2 + r3
+        dst[3 * n + i] = l4 + l3 * r1 + l2 * r2 + l1 * r3 + r4
+
+
+@njit(cache=True)
+def _combine_5(src, dst, n):
+    """C = 5, full level (2 n children)."""
+    for i in range(n):
+        l1, r1 = src[i], src[n + i]
+        l2, r2 = src[2 * n + i], src[3 * n + i]
+        l3, r3 = src[4 * n + i], src[5 * n + i]
+        l4, r4 = src[6 * n + i], src[7 * n + i]
+        l5, r5 = src[8 * n + i], src[9 * n + i]
+        dst[i] = l1 + r1
+        dst[1 * n + i] = l2 + l1 * r1 + r2
+        dst[2 * n + i] = l3 + l2 * r1 + l1 * r2 + r3
+        dst[3 * n + i] = l4 + l3 * r1 + l2 * r2 + l1 * r3 + r4
+        dst[4 * n + i] = l5 + l4 * r1 + l3 * r2 + l2 * r3 + l1 * r4 + r5
+
+
+@njit(cache=True)
+def _combine_6(src, dst, n):
+    """C = 6, full level (2 n children)."""
+    for i in range(n):
+        l1, r1 = src[i], src[n + i]
+        l2, r2 = src[2 * n + i], src[3 * n + i]
+        l3, r3 = src[4 * n + i], src[5 * n + i]
+        l4, r4 = src[6 * n + i], src[7 * n + i]
+        l5, r5 = src[8 * n + i], src[9 * n + i]
+        l6, r6 = src[10 * n + i], src[11 * n + i]
+        dst[i] = l1 + r1
+        dst[1 * n + i] = l2 + l1 * r1 + r2
+        dst[2 * n + i] = l3 + l2 * r1 + l1 * r2 + r3
+        dst[3 * n + i] = l4 + l3 * r1 + l2 * r2 + l1 * r3 + r4
+        dst[4 * n + i] = l5 + l4 * r1 + l3 * r2 + l2 * r3 + l1 * r4 + r5
+        dst[5 * n + i] = l6 + l5 * r1 + l4 * r2 + l3 * r3 + l2 * r4 + l1 * r5 + r6
+
+
+@njit(cache=True)
+def _combine_7(src, dst, n):
+    """C = 7, full level (2 n children)."""
+    for i in range(n):
+        l1, r1 = src[i], src[n + i]
+        l2, r2 = src[2 * n + i], src[3 * n + i]
+        l3, r3 = src[4 * n + i], src[5 * n + i]
+        l4, r4 = src[6 * n + i], src[7 * n + i]
+        l5, r5 = src[8 * n + i], src[9 * n + i]
+        l6, r6 = src[10 * n + i], src[11 * n + i]
+        l7, r7 = src[12 * n + i], src[13 * n + i]
+        dst[i] = l1 + r1
+        dst[1 * n + i] = l2 + l1 * r1 + r2
+        dst[2 * n + i] = l3 + l2 * r1 + l1 * r2 + r3
+        dst[3 * n + i] = l4 + l3 * r1 + l2 * r2 + l1 * r3 + r4
+        dst[4 * n + i] = l5 + l4 * r1 + l3 * r2 + l2 * r3 + l1 * r4 + r5
+        dst[5 * n + i] = l6 + l5 * r1 + l4 * r2 + l3 * r3 + l2 * r4 + l1 * r5 + r6
+        dst[6 * n + i] = l7 + l6 * r1 + l5 * r2 + l4 * r3 + l3 * r4 + l2 * r5 + l1 * r6 + r7
+
+
+@njit(cache=True)
+def _combine_full(src, dst, n, size):
+    """A full level (2 n children) for C <= _UNROLLED (one pass over the nodes, every product
+    in registers); False for longer blocks."""
+    if size == 2:
+        _combine_2(src, dst, n)
+    elif size == 3:
+        _combine_3(src, dst, n)
+    elif size == 4:
+        _combine_4(src, dst, n)
+    elif size == 5:
+        _combine_5(src, dst, n)
+    elif size == 6:
+        _combine_6(src, dst, n)
+    elif size == 7:
+        _combine_7(src, dst, n)
+    else:
+        return False
+    return True
 
 
 @njit(cache=True)
@@ -259,16 +357,15 @@ def build_levels(rows, size, tilt, lev):
     else:
         off = size * n_topics
         _leaves(rows, size, math.exp(tilt), lev)
-        _combine(lev[:off], n_topics, lev[off:off + size * n], n, size)
+        if n_topics < 2 * n or not _combine_full(lev[:off], lev[off:off + size * n], n, size):
+            _combine(lev[:off], n_topics, lev[off:off + size * n], n, size)
     while n > 1:
         nxt = off + size * n
         half = n // 2
-        if half < _FEW_NODES:
+        if size <= _UNROLLED:
+            _combine_full(lev[off:nxt], lev[nxt:nxt + size * half], half, size)
+        elif half < _FEW_NODES:
             return _top_levels(lev, off, n, size)
-        if size == 2:
-            _combine_2(lev[off:nxt], lev[nxt:nxt + 2 * half], half)
-        elif size == 3:
-            _combine_3(lev[off:nxt], lev[nxt:nxt + 3 * half], half)
         else:
             _combine(lev[off:nxt], n, lev[nxt:nxt + size * half], half, size)
         off, n = nxt, half

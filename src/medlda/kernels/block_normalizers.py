@@ -15,6 +15,7 @@ from numba import njit
 
 TRUNCATE_FROM = 6  # blocks at least this long get their leaves' negligible tails cut
 _LOG_RANGE = 680.0  # plain path: |log| of any product or sum stays below this (1e295)
+_TINY = 1e-280  # rescaled path: leaves by plain products while q(n) r^n stays in [_TINY, 1 / _TINY]
 
 
 @njit(cache=True, inline="always")
@@ -147,6 +148,34 @@ def _leaf_log(a, b, c, size, tilt, inv_rho, gb, tol, out, off):
 
 
 @njit(cache=True)
+def _leaf_scaled(a, b, c, size, r, inv_rho, gb, tol, out, off):
+    """``_leaf_log`` by plain products: out[off + n] = q(n) r^n / its maximum, n = 0..m; returns
+    m, or -1 (out untouched past the leaf) when some q(n) r^n before the cut leaves
+    [_TINY, 1 / _TINY], where products keep full precision."""
+    q = 1.0
+    t = 1.0
+    top = 1.0
+    m = size
+    out[off] = 1.0
+    for n in range(1, size + 1):
+        ratio = _ratio(a, b, c, n - 1)
+        q *= ratio * r
+        if not (q > _TINY and q < 1.0 / _TINY):
+            return -1
+        out[off + n] = q
+        top = max(top, q)
+        if inv_rho > 0.0:
+            t *= ratio * inv_rho
+            if _tail_done(a, n, gb, t, tol):
+                m = n
+                break
+    inv = 1.0 / top
+    for n in range(m + 1):
+        out[off + n] *= inv
+    return m
+
+
+@njit(cache=True)
 def _leaves(rows, size, plain, tilt, cut, table, supp):
     """Every leaf into rows 0..K-1 (plain or tilted-rescaled), supports into supp. Plain blocks
     shorter than TRUNCATE_FROM take one division per topic, q(n) = num_n / (n! c^(n)) with the
@@ -193,13 +222,15 @@ def _leaves(rows, size, plain, tilt, cut, table, supp):
             supp[k] = size
         return
     tol = cut[3]
+    r = math.exp(tilt)
     for k in range(n_topics):
         a, b, c = _abc(rows, k)
         inv_rho, gb = _cut_params(cut, k, b, c, size)
         if plain:
             supp[k] = _leaf_plain(a, b, c, size, inv_rho, gb, tol, table, k * stride)
         else:
-            supp[k] = _leaf_log(a, b, c, size, tilt, inv_rho, gb, tol, table, k * stride)
+            m = _leaf_scaled(a, b, c, size, r, inv_rho, gb, tol, table, k * stride)
+            supp[k] = m if m >= 0 else _leaf_log(a, b, c, size, tilt, inv_rho, gb, tol, table, k * stride)
 
 
 @njit(cache=True)

@@ -39,7 +39,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .block_levels import LEVEL_MAX_SIZE, build_levels, level_table_size, level_tilt, sample_levels
+from .block_levels import LEVEL_MAX_SIZE, _emit, build_levels, level_table_size, level_tilt, sample_levels
 from .block_normalizers import TRUNCATE_FROM, _abc, _absorbers, _build, _plain_is_safe, _ratio, _top_two
 from .common import draw_from_cdf
 from .rng import DOCS_PER_STREAM, next_below, next_uniform
@@ -49,6 +49,7 @@ NESTED = 1
 TAIL_TV = 1e-15  # total variation allowed to the tail cut, per block
 _TILT_TRIES = 8
 _ROOT_FLOOR = 1e-250  # rescaled path: h_root(C) relative to max_c h_root(c)
+_SHORT = 4  # nested blocks this short skip draw_block's path choice in the sweep
 
 
 @njit(cache=True)
@@ -102,14 +103,6 @@ def _draw_split(state, table, stride, left, right, s_left, s_right, total, cdf):
         cdf[n - lo] = acc
     state, i = draw_from_cdf(state, cdf, hi - lo + 1)
     return state, lo + i
-
-
-@njit(cache=True, inline="always")
-def _emit(topics, pos, k, n):
-    """topics[pos:pos + n] = k; returns pos + n."""
-    for j in range(pos, pos + n):
-        topics[j] = k
-    return pos + n
 
 
 @njit(cache=True)
@@ -301,6 +294,33 @@ def _ratio_bounds(alpha, beta, vbeta, n_tokens, doc_length):
     return low, math.log(max(1.0, doc_length + alpha.max()))
 
 
+@njit(cache=True, error_model="numpy")
+def _single_site_cdf(nd, nv, nk, alpha, beta, vbeta, cdf):
+    """cdf[0:K] = running sums of (n_dk + alpha_k)(n_kv + beta)/(n_k + V beta), the same floats as
+    ``gibbs_sweep``'s: the terms first (a loop free to vectorize), then the sums in order."""
+    n_topics = nk.size
+    for k in range(n_topics):
+        cdf[k] = (nd[k] + alpha[k]) * (nv[k] + beta) / (nk[k] + vbeta)
+    total = 0.0
+    for k in range(n_topics):
+        total += cdf[k]
+        cdf[k] = total
+
+
+@njit(cache=True, inline="always")
+def _draw_bisect(state, cdf, n):
+    """``draw_from_cdf`` by bisection: the same uniform and the same k (the first with
+    cdf[k] > u, else n - 1), as cdf is non-decreasing."""
+    state, u = next_uniform(state)
+    u *= cdf[n - 1]
+    base, length = 0, n
+    while length > 1:  # the answer is in base..base + length - 1
+        half = length >> 1
+        base += half if cdf[base + half - 1] <= u else 0
+        length -= half
+    return state, base
+
+
 @njit(cache=True)
 def _shuffle(state, topics, size):
     """Uniformly random order of topics[0:size] (Fisher-Yates)."""
@@ -333,6 +353,10 @@ def blocked_sweep(word_ids, doc_ptr, order, block_ptr, doc_blocks, z, n_dk, n_wk
         s = d // DOCS_PER_STREAM
         state = streams[s]
         log_rho_min, log_rho_max = _ratio_bounds(alpha, beta, vbeta, word_ids.size, doc_ptr[d + 1] - doc_ptr[d])
+        short = 0  # nested blocks up to this size go straight to the level tree (plain, untilted)
+        if nested and n_topics > 1:
+            while short < _SHORT and _plain_is_safe(short + 1, n_topics, log_rho_min, log_rho_max):
+                short += 1
         for blk in range(doc_blocks[d], doc_blocks[d + 1]):
             start, end = block_ptr[blk], block_ptr[blk + 1]
             size = end - start
@@ -343,20 +367,24 @@ def blocked_sweep(word_ids, doc_ptr, order, block_ptr, doc_blocks, z, n_dk, n_wk
                 n_wk[v, old] -= 1
                 n_k[old] -= 1
             if size == 1:
-                total = 0.0
-                for k in range(n_topics):
-                    p = (n_dk[d, k] + alpha[k]) * (n_wk[v, k] + beta) / (n_k[k] + vbeta)
-                    total += p
-                    cdf[k] = total
-                state, new = draw_from_cdf(state, cdf, n_topics)
+                _single_site_cdf(n_dk[d], n_wk[v], n_k, alpha, beta, vbeta, cdf)
+                state, new = _draw_bisect(state, cdf, n_topics)
                 z[order[start]] = new
                 n_dk[d, new] += 1
                 n_wk[v, new] += 1
                 n_k[new] += 1
                 continue
             rows = (n_dk[d], n_wk[v], n_k, alpha, beta, vbeta)
-            state, _ = draw_block(state, rows, size, nested, tree, table, supp, topics, cdf, stack, buf,
-                                  False, log_rho_min, log_rho_max)
+            if size <= short:
+                h = build_levels(rows, size, 0.0, table)
+                if h > 0.0 and h < np.inf:
+                    state = sample_levels(state, rows, size, 0.0, table, topics, cdf, stack, buf)
+                else:
+                    state, _ = draw_block(state, rows, size, nested, tree, table, supp, topics, cdf, stack, buf,
+                                          False, log_rho_min, log_rho_max)
+            else:
+                state, _ = draw_block(state, rows, size, nested, tree, table, supp, topics, cdf, stack, buf,
+                                      False, log_rho_min, log_rho_max)
             state = _shuffle(state, topics, size)
             for j in range(size):
                 new = topics[j]
