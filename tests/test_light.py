@@ -200,15 +200,15 @@ def test_hashed_word_counts_survive_many_sweeps_with_probing():
     kappa, w = rng.normal(size=(100, 2)), rng.gamma(1.0, size=(100, 2))
     for sweep in range(8):
         sampler.sweep(state, eta, kappa, w, rng)
-        offsets, slots = sampler._hash[0], sampler._hash[1]
+        word_meta, slots, top = sampler._hash[:3]
         dense = np.zeros_like(state.n_wk)
-        to_dense(offsets, slots, dense)
+        to_dense(word_meta, slots, dense)
         assert np.array_equal(dense, state.n_wk), sweep
         n_wk = np.zeros((n_words, n_topics), int)
         np.add.at(n_wk, (word_ids, state.z), 1)
         assert np.array_equal(n_wk, state.n_wk)
-        keys = slots[0::3]
-        assert np.all((keys == EMPTY) | (slots[CUR::3] >= 0))
+        used = slots[:3 * top[0]]
+        assert np.all((used[0::3] == EMPTY) | (used[CUR::3] >= 0))
     # the state was changed outside the sampler: it must notice (n_k changed) and reload
     state.z[:] = 0
     state.refresh_counts()
@@ -218,33 +218,78 @@ def test_hashed_word_counts_survive_many_sweeps_with_probing():
     assert np.array_equal(n_wk, state.n_wk)
 
 
+def test_word_hash_blocks_grow_by_relocation_and_stay_exact():
+    """A word whose block was sized for 2 topics gains 40 new ones (as in a sweep): each
+    insertion past half full moves the block to the spill area, twice the size. Every topic stays
+    findable with its count, the spill stays within spill_bound, and a compaction lays the word
+    out afresh in a block sized for its 42 topics."""
+    from medlda.kernels.word_hash import (BASE, CUR, MASK, USED, cap_for, compact_and_build, find_slot,
+                                          hash_from_dense, insert_topic, new_word_meta, spill_bound, to_dense)
+
+    n_topics = 64
+    n_wk = np.zeros((3, n_topics), np.int32)
+    n_wk[0, [5, 9]] = [45, 12]  # word 0: 57 tokens in 2 topics
+    n_wk[1, 3] = 1
+    n_wk[2, [0, 63]] = [2, 2]
+    spill = int(spill_bound(n_wk.sum(1).astype(np.int64), n_topics))
+    word_meta = new_word_meta(3)
+    slots, top = hash_from_dense(n_wk, spill, word_meta)
+    assert word_meta[0, MASK] + 1 == cap_for(2) == 8
+    expected = n_wk.copy()
+    rng = np.random.default_rng(3)
+    for k in rng.permutation([k for k in range(n_topics) if k not in (5, 9)])[:40]:
+        j = find_slot(slots, word_meta[0, BASE], word_meta[0, MASK], k)
+        assert j < 0
+        j = insert_topic(word_meta, slots, top, 0, k, -j - 1)
+        slots[3 * j + CUR] += 1  # one token moved in from topic 5
+        j5 = find_slot(slots, word_meta[0, BASE], word_meta[0, MASK], 5)
+        slots[3 * j5 + CUR] -= 1
+        expected[0, k] += 1
+        expected[0, 5] -= 1
+    assert word_meta[0, USED] == 42 and word_meta[0, MASK] + 1 == cap_for(42) == 128
+    assert top[0] <= slots.size // 3 and word_meta[0, BASE] >= 8  # moved out of the compact region
+    dense = np.zeros_like(n_wk)
+    to_dense(word_meta, slots, dense)
+    assert np.array_equal(dense, expected)
+    for k in np.flatnonzero(expected[0]):
+        j = find_slot(slots, word_meta[0, BASE], word_meta[0, MASK], k)
+        assert j >= 0 and slots[3 * j + CUR] == expected[0, k]
+    n_k = expected.sum(0).astype(np.int64)
+    slots, top = compact_and_build(word_meta, slots, spill, n_k, 0.1, 0.3, np.empty(3 * (60 + n_topics)),
+                                   np.empty(n_topics))
+    assert word_meta[0, BASE] == 0 and word_meta[0, MASK] + 1 == cap_for(42)
+    to_dense(word_meta, slots, dense)
+    assert np.array_equal(dense, expected)
+
+
 def test_word_proposal_tables_draw_their_frozen_q():
     """compact_and_build's sparse + dense tables draw k with probability proportional to
     (n_kv + beta) / (n_k + V beta): the q the collapsed MH ratio reads back."""
-    from medlda.kernels.light import _draw_sparse_dense
-    from medlda.kernels.word_hash import compact_and_build, fill_from_dense, hash_offsets
+    from medlda.kernels.word_hash import (FRAC, SCALE_DENSE, SCALE_SPARSE, SP_LO, SP_N, compact_and_build, draw_word,
+                                          hash_from_dense, new_word_meta)
     from numba import njit
 
     @njit
-    def draws(n, state, v, sp_off, sp_table, sp_mass, dense_prob, dense_alias, dense_mass):
+    def draws(n, state, word_meta, meta_f, word_table, v):
         out = np.empty(n, np.int64)
+        dense_lo = word_meta[-1, SP_LO] + word_meta[-1, SP_N]
         for i in range(n):
-            state, out[i] = _draw_sparse_dense(state, sp_off[v], sp_off[v + 1] - sp_off[v], sp_table, sp_mass[v],
-                                               dense_prob, dense_alias, dense_mass)
+            state, out[i] = draw_word(state, word_table, word_meta[v, SP_LO], word_meta[v, SP_N], meta_f[v, FRAC],
+                                      meta_f[v, SCALE_SPARSE], dense_lo, 6, meta_f[v, SCALE_DENSE])
         return out
 
     n_wk = np.array([[0, 5, 0, 1, 0, 0], [3, 0, 0, 0, 0, 9], [0, 0, 0, 0, 0, 0]], np.int32)
     n_k = n_wk.sum(0).astype(np.int64) + np.array([2, 0, 4, 0, 1, 3])
     beta, vbeta = 0.5, 1.5
-    offsets = hash_offsets(n_wk.sum(1).astype(np.int64), 6)
-    slots = np.empty(3 * offsets[-1], np.int32)
-    fill_from_dense(n_wk, offsets, slots)
-    arrays = (np.empty(4, np.int64), np.empty(3 * 18), np.empty(3), np.empty(6), np.empty(6, np.int64))
-    inv = np.empty(6)
-    dense_mass = compact_and_build(offsets, slots, n_k, beta, vbeta, *arrays, inv)
+    word_meta = new_word_meta(3)
+    slots, _ = hash_from_dense(n_wk, 0, word_meta)
+    word_table = np.empty(3 * (18 + 6))
+    compact_and_build(word_meta, slots, 0, n_k, beta, vbeta, word_table, np.empty(6))
+    meta_f = word_meta.view(np.float64)
+    assert meta_f[2, FRAC] == 0.0  # a word with no tokens draws from the dense part only
     for v in range(3):
         q = (n_wk[v] + beta) / (n_k + vbeta)
-        hist = np.bincount(draws(60000, np.uint64(11 + v), v, *arrays, dense_mass), minlength=6)
+        hist = np.bincount(draws(60000, np.uint64(11 + v), word_meta, meta_f, word_table, v), minlength=6)
         assert chi_square_pvalue(hist, q / q.sum()) > FALSE_ALARM
         wrong = (n_wk[v] + beta) / (n_k + 0.2)  # the frozen n_k with the wrong V beta
         assert chi_square_pvalue(hist, wrong / wrong.sum()) < FALSE_ALARM
@@ -318,7 +363,7 @@ def test_collapsed_light_on_threads_keeps_counts_exact():
             np.add.at(n_wk, (word_ids, state.z), 1)
             assert np.array_equal(n_wk, state.n_wk) and np.array_equal(n_wk.sum(0), state.n_k)
             dense = np.zeros_like(state.n_wk)
-            to_dense(sampler._hash[0], sampler._hash[1], dense)
+            to_dense(sampler._hash[0], sampler._hash[1], dense)  # word_meta, slots
             assert np.array_equal(dense, state.n_wk)
         states.append(state)
     assert not np.array_equal(states[0].z, states[1].z)

@@ -14,7 +14,7 @@ from .kernels.inference import infer_doc_topic
 from .kernels.light import (PROPOSAL_MODES, light_infer_doc_topic, light_sweep_collapsed,
                             light_sweep_collapsed_parallel, light_sweep_exact)
 from .kernels.rng import DOCS_PER_STREAM, make_streams
-from .kernels.word_hash import compact_and_build, fill_from_dense, hash_offsets
+from .kernels.word_hash import compact_and_build, hash_from_dense, new_word_meta, spill_bound
 
 SAMPLERS = ("gibbs", "light", "blocked")
 LIGHT_VARIANTS = ("partial", "collapsed")
@@ -78,19 +78,19 @@ class Light:
         return self._phi_tables
 
     def _word_hash(self, state):
-        """The hashed counts and table arrays for ``state``, loaded from its dense counts unless
-        they are the ones this sampler left after its last sweep of the same state."""
+        """The hashed counts and table arrays for ``state`` as a list [word_meta, slots, top, spill,
+        word_table, inv_frozen], loaded from its dense counts unless they are the ones this
+        sampler left after its last sweep of the same state."""
         synced = (self._synced is not None and self._synced[0] is state
                   and np.array_equal(self._synced[1], state.n_k))
         if not synced:
+            n_words, n_topics = state.n_wk.shape
             totals = state.n_wk.sum(axis=1, dtype=np.int64)
-            offsets = hash_offsets(totals, state.n_wk.shape[1])
-            slots = np.empty(3 * int(offsets[-1]), np.int32)
-            fill_from_dense(state.n_wk, offsets, slots)
-            n_topics = state.n_wk.shape[1]
-            size = max(int(np.minimum(totals, n_topics).sum()), 1)  # a word holds <= min(N_w, K) topics
-            self._hash = (offsets, slots, np.empty(offsets.size, np.int64), np.empty(3 * size), np.empty(totals.size),
-                          np.empty(n_topics), np.empty(n_topics, np.int64), np.empty(n_topics))
+            spill = int(spill_bound(totals, n_topics))
+            word_meta = new_word_meta(n_words)
+            slots, top = hash_from_dense(state.n_wk, spill, word_meta)
+            size = int(np.minimum(totals, n_topics).sum())  # a word holds <= min(N_w, K) topics
+            self._hash = [word_meta, slots, top, spill, np.empty(3 * (size + n_topics)), np.empty(n_topics)]
         return self._hash
 
     def sweep(self, state, eta, kappa, w, rng, phi_wk: np.ndarray | None = None) -> None:
@@ -111,13 +111,14 @@ class Light:
                               state.alpha, a_prob, a_alias, phi, prob, alias, eta, kappa, w, mode,
                               self.n_mh, state.streams, moved, moved_from)
             return
-        (offsets, slots, sp_off, sp_table, sp_mass, dense_prob, dense_alias, inv_frozen) = self._word_hash(state)
-        dense_mass = compact_and_build(offsets, slots, state.n_k, state.beta, state.vbeta, sp_off, sp_table,
-                                       sp_mass, dense_prob, dense_alias, inv_frozen)
+        table = self._word_hash(state)
+        word_meta, slots, _, spill, word_table, inv_frozen = table
+        slots, top = compact_and_build(word_meta, slots, spill, state.n_k, state.beta, state.vbeta, word_table,
+                                       inv_frozen)
+        table[1:3] = slots, top
         args = (state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k, state.alpha, a_prob,
-                a_alias, state.beta, state.vbeta, offsets, slots, sp_off, sp_table, sp_mass,
-                dense_prob, dense_alias, dense_mass, inv_frozen, eta, kappa, w, mode, self.n_mh, state.streams,
-                moved, moved_from)
+                a_alias, state.beta, state.vbeta, word_meta, slots, top, word_table, inv_frozen, eta, kappa, w, mode,
+                self.n_mh, state.streams, moved, moved_from)
         if chunks.size > 2:
             light_sweep_collapsed_parallel(chunks, *args)
         else:

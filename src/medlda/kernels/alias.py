@@ -58,10 +58,10 @@ def draw_alias(state, prob, alias):
     between the slot and its alias."""
     state, r = next_u64(state)
     n = prob.size
-    slot = np.int64(((r >> _SHIFT_32) * np.uint64(n)) >> _SHIFT_32)
+    slot = ((r >> _SHIFT_32) * np.uint64(n)) >> _SHIFT_32  # unsigned: no wraparound code
     u = np.float64(r & _LOW_32) * _INV_2_32
     if u < prob[slot]:
-        return state, slot
+        return state, np.int64(slot)
     return state, np.int64(alias[slot])
 
 

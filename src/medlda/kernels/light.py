@@ -15,7 +15,8 @@ from numba import njit, prange
 from .alias import build_alias, draw_alias
 from .common import add_average, all_topic_g, doc_task_terms, finish_average, max_doc_length, move_task_terms, topic_g
 from .rng import DOCS_PER_STREAM, next_below, next_uniform
-from .word_hash import CUR, FROZEN, find_slot
+from .word_hash import (BASE, CUR, FRAC, FROZEN, MASK, SCALE_DENSE, SCALE_SPARSE, SP_LO, SP_N, draw_word,
+                        find_slot, insert_topic)
 
 MIXTURE, CYCLE, DOC, WORD, EXP = 0, 1, 2, 3, 4
 PROPOSAL_MODES = {"mixture": MIXTURE, "cycle": CYCLE, "doc": DOC, "word": WORD, "exp": EXP}
@@ -54,30 +55,8 @@ def _draw_doc(state, z, start, length, alpha_sum, alpha_prob, alpha_alias):
     state, u = next_uniform(state)
     x = u * (length + alpha_sum)
     if x < length:
-        return state, np.int64(z[start + min(np.int64(x), length - 1)])
+        return state, np.int64(z[np.uint64(start + min(np.int64(x), length - 1))])
     return draw_alias(state, alpha_prob, alpha_alias)
-
-
-@njit(cache=True, inline="always")
-def _draw_sparse_dense(state, lo, n, sp_table, sp_mass_v, dense_prob, dense_alias, dense_mass):
-    """Word proposal from one 53-bit uniform: the word's sparse table with probability
-    sp_mass / (sp_mass + dense_mass), else the dense table shared by all words; the uniform,
-    rescaled to the part chosen, picks the slot (integer part) and slot vs alias (fraction)."""
-    state, u = next_uniform(state)
-    x = u * (sp_mass_v + dense_mass)
-    if x < sp_mass_v:
-        y = x / sp_mass_v * n
-        slot = min(np.int64(y), n - 1)
-        j = 3 * (lo + slot)
-        if y - slot < sp_table[j]:
-            return state, np.int64(sp_table[j + 1])
-        return state, np.int64(sp_table[j + 2])
-    n_topics = dense_prob.size
-    y = (x - sp_mass_v) / dense_mass * n_topics
-    slot = min(np.int64(y), n_topics - 1)
-    if y - slot < dense_prob[slot]:
-        return state, slot
-    return state, np.int64(dense_alias[slot])
 
 
 @njit(cache=True)
@@ -140,18 +119,25 @@ def _exp_table(eta, b, p, exp_w, exp_prob, exp_alias, exp_q, small, large):
 
 @njit(cache=True)
 def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha, alpha_prob, alpha_alias,
-                      beta, vbeta, offsets, slots, sp_off, sp_table, sp_mass, dense_prob,
-                      dense_alias, dense_mass, inv_frozen, eta, kappa, w, mode, n_mh, streams, moved,
-                      moved_from):
+                      beta, vbeta, word_meta, slots, top, word_table, inv_frozen, eta, kappa, w, mode, n_mh,
+                      streams, moved, moved_from):
     """The collapsed sweep over the documents of random-stream blocks [block_lo, block_hi), with
-    its own ``slots`` and ``n_k`` (the shared ones, or a thread's copies). Each token that changes
+    its own hash (``word_meta``, ``slots``, ``top``) and ``n_k`` (the shared ones, or a thread's
+    copies). Each token that changes
     topic is logged at moved[e], moved_from[e] from e = the block range's first token on; returns
     how many were logged."""
     n_tasks = eta.shape[0]
     eta_kt, alpha_sum, a, b, p, exp_w, exp_prob, exp_alias, exp_q, small, large = _sweep_scratch(eta, alpha)
     n_kinds = 3 if n_tasks > 0 else 2
+    n_topics = n_k.size
+    last = word_meta.shape[0] - 1
+    dense_lo = word_meta[last, SP_LO] + word_meta[last, SP_N]
+    meta_f = word_meta.view(np.float64)
     first_doc, last_doc, move_start = _block_docs(block_lo, block_hi, doc_ptr)
     n_moved = move_start
+    # the current document's topic counts, in one K-vector reused for every document: a row of
+    # n_dk (D x K, 45 MB at K = 1000) would cost a cache miss per proposed topic
+    n_d = np.zeros(n_topics, n_dk.dtype)
     for d in range(first_doc, last_doc):
         start, end = doc_ptr[d], doc_ptr[d + 1]
         length = end - start
@@ -161,59 +147,71 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
         state = streams[s_idx]
         _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, a, b, p, False, exp_w, exp_prob, exp_alias, exp_q,
                    small, large)
+        doc_moved = n_moved
+        for i in range(start, end):
+            n_d[np.uint64(z[i])] += 1
         for i in range(start, end):
             v = word_ids[i]
             s0 = z[i]
             s = np.int64(s0)
-            base = offsets[v]
-            mask = offsets[v + 1] - base - 1
-            lo = sp_off[v]
-            n_sparse = sp_off[v + 1] - lo
-            sp_mass_v = sp_mass[v]
+            base = word_meta[v, BASE]  # one cache line: the word's block and proposal entries
+            mask = word_meta[v, MASK]
+            lo = word_meta[v, SP_LO]
+            n_sparse = word_meta[v, SP_N]
+            frac = meta_f[v, FRAC]
+            scale_sparse = meta_f[v, SCALE_SPARSE]
+            scale_dense = meta_f[v, SCALE_DENSE]
+            # indices below are cast to unsigned: they are never negative, and numba then skips
+            # its negative-index wraparound code (a third of the instructions of an MH step)
             js = find_slot(slots, base, mask, s)
-            slots[3 * js + CUR] -= 1
-            n_dk[d, s] -= 1
-            n_k[s] -= 1
+            us = np.uint64(s)
+            slots[np.uint64(3 * js + CUR)] -= 1
+            n_d[us] -= 1
+            n_k[us] -= 1
             g_s = 0.0
             if n_tasks > 0:
                 move_task_terms(eta_kt, b, p, s, -1.0)
                 g_s = topic_g(eta_kt, b, p, s)
             # f_k = (n_kw + beta) / (n_k + Vbeta) kept as numerator and denominator: the ratio is
             # cross-multiplied, no division per step
-            fn_s = slots[3 * js + CUR] + beta
-            fd_s = n_k[s] + vbeta
-            qw_s = (slots[3 * js + FROZEN] + beta) * inv_frozen[s]
+            fn_s = slots[np.uint64(3 * js + CUR)] + beta
+            fd_s = n_k[us] + vbeta
+            qw_s = (slots[np.uint64(3 * js + FROZEN)] + beta) * inv_frozen[us]
             digits = 0.0
             for step in range(n_mh):
                 state, digits, kind = _proposal_kind(state, digits, mode, step, n_kinds)
                 if kind == DOC:
                     state, t_new = _draw_doc(state, z, start, length, alpha_sum, alpha_prob, alpha_alias)
                 elif kind == WORD:
-                    state, t_new = _draw_sparse_dense(state, lo, n_sparse, sp_table, sp_mass_v, dense_prob,
-                                                      dense_alias, dense_mass)
+                    state, t_new = draw_word(state, word_table, lo, n_sparse, frac, scale_sparse, dense_lo,
+                                             n_topics, scale_dense)
                 else:
                     state, t_new = draw_alias(state, exp_prob, exp_alias)
                 if t_new == s:
                     continue
+                ut = np.uint64(t_new)
                 jt = find_slot(slots, base, mask, t_new)
-                cur_t = slots[3 * jt + CUR] if jt >= 0 else 0
-                frozen_t = slots[3 * jt + FROZEN] if jt >= 0 else 0
+                cur_t = 0
+                frozen_t = 0
+                if jt >= 0:
+                    cur_t = slots[np.uint64(3 * jt + CUR)]
+                    frozen_t = slots[np.uint64(3 * jt + FROZEN)]
                 g_t = topic_g(eta_kt, b, p, t_new) if n_tasks > 0 else 0.0
                 fn_t = cur_t + beta
-                fd_t = n_k[t_new] + vbeta
-                qw_t = (frozen_t + beta) * inv_frozen[t_new]
+                fd_t = n_k[ut] + vbeta
+                qw_t = (frozen_t + beta) * inv_frozen[ut]
                 # target ratio without the doc factor, which the doc proposal cancels exactly
                 num = fn_t * fd_s
                 den = fn_s * fd_t
                 if kind != DOC:
-                    num *= n_dk[d, t_new] + alpha[t_new]
-                    den *= n_dk[d, s] + alpha[s]
+                    num *= n_d[ut] + alpha[ut]
+                    den *= n_d[np.uint64(s)] + alpha[np.uint64(s)]
                     if kind == WORD:
                         num *= qw_s
                         den *= qw_t
                     else:
-                        num *= exp_q[s]
-                        den *= exp_q[t_new]
+                        num *= exp_q[np.uint64(s)]
+                        den *= exp_q[ut]
                 if n_tasks > 0:
                     num *= np.exp(g_t - g_s)
                 if num < den:  # uphill moves are accepted without a draw
@@ -230,21 +228,33 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                     fd_s = fd_t
                     qw_s = qw_t
             if js < 0:  # a topic new to this word since the last compaction
-                js = -js - 1
-                slots[3 * js] = s
-                slots[3 * js + CUR] = 0
-                slots[3 * js + FROZEN] = 0
-            slots[3 * js + CUR] += 1
-            n_dk[d, s] += 1
-            n_k[s] += 1
+                js = insert_topic(word_meta, slots, top, v, s, -js - 1)
+            us = np.uint64(s)
+            slots[np.uint64(3 * js + CUR)] += 1
+            n_d[us] += 1
+            n_k[us] += 1
             if n_tasks > 0:
                 move_task_terms(eta_kt, b, p, s, 1.0)
             if s != s0:
                 moved[n_moved] = i
                 moved_from[n_moved] = s0
                 n_moved += 1
+        _leave_doc(n_dk, d, n_d, z, start, end, moved, moved_from, doc_moved, n_moved)
         streams[s_idx] = state
     return n_moved - move_start
+
+
+@njit(cache=True, inline="always")
+def _leave_doc(n_dk, d, n_d, z, start, end, moved, moved_from, first_move, end_move):
+    """Write document d's counts back from ``n_d`` into its row of n_dk (only the topics a
+    logged move changed) and clear ``n_d`` for the next document: O(N_d)."""
+    for e in range(first_move, end_move):
+        old = moved_from[e]
+        new = z[moved[e]]
+        n_dk[d, old] = n_d[old]
+        n_dk[d, new] = n_d[new]
+    for i in range(start, end):
+        n_d[np.uint64(z[i])] = 0
 
 
 @njit(cache=True)
@@ -326,7 +336,7 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
 
 
 @njit(cache=True)
-def apply_moves(word_ids, z, moved, moved_from, lo, n, n_wk, n_k, offsets, slots):
+def apply_moves(word_ids, z, moved, moved_from, lo, n, n_wk, n_k, word_meta, slots, top):
     """Apply logged topic changes moved[lo:lo + n] to dense n_wk and n_k and, when ``slots`` is
     non-empty, to the hashed counts. One pass of independent scattered writes: their cache misses
     overlap, which the token loop's would not (V x K is 126 MB at K = 1000)."""
@@ -340,63 +350,62 @@ def apply_moves(word_ids, z, moved, moved_from, lo, n, n_wk, n_k, offsets, slots
         n_k[old] -= 1
         n_k[new] += 1
         if slots.size > 0:
-            base = offsets[v]
-            mask = offsets[v + 1] - base - 1
+            base = word_meta[v, BASE]
+            mask = word_meta[v, MASK]
             slots[3 * find_slot(slots, base, mask, old) + CUR] -= 1
             j = find_slot(slots, base, mask, new)
             if j < 0:
-                j = -j - 1
-                slots[3 * j] = new
-                slots[3 * j + CUR] = 0
-                slots[3 * j + FROZEN] = 0
+                j = insert_topic(word_meta, slots, top, v, new, -j - 1)
             slots[3 * j + CUR] += 1
 
 
 @njit(cache=True)
 def light_sweep_collapsed(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_alias, beta,
-                          vbeta, offsets, slots, sp_off, sp_table, sp_mass,
-                          dense_prob, dense_alias, dense_mass, inv_frozen, eta, kappa, w, mode, n_mh,
+                          vbeta, word_meta, slots, top, word_table, inv_frozen, eta, kappa, w, mode, n_mh,
                           streams, moved, moved_from):
     """One MH sweep of the collapsed light sampler; z, counts and streams updated in place.
 
     Target per token: (n_dk^- + alpha_k) (n_kw^- + beta) / (n_k^- + Vbeta) exp(G_d(k)). The
-    topic-word counts live in the per-word hash (``offsets``, ``slots``, see ``word_hash``); dense
-    ``n_wk`` (V, K) catches up after the sweep from the log of changed tokens (``moved``,
-    ``moved_from``, (N,) scratch). The word proposal is the table ``compact_and_build`` made at
-    sweep start; its q is read back from the frozen counts: q_v(k) proportional to
-    (frozen n_kv + beta) * inv_frozen[k].
+    topic-word counts live in the per-word hash (``word_meta``, ``slots``, ``top``, see
+    ``word_hash``); dense ``n_wk`` (V, K) catches up after the sweep from the log of changed tokens
+    (``moved``, ``moved_from``, (N,) scratch). The word proposal is the table
+    ``compact_and_build`` made at sweep start; its q is read back from the frozen counts:
+    q_v(k) proportional to (frozen n_kv + beta) * inv_frozen[k].
     """
     n_counted = n_k.copy()
     n_moved = _collapsed_blocks(0, streams.size, word_ids, doc_ptr, z, n_dk, n_counted, alpha, alpha_prob,
-                                alpha_alias, beta, vbeta, offsets, slots, sp_off, sp_table,
-                                sp_mass, dense_prob, dense_alias, dense_mass, inv_frozen, eta, kappa, w, mode,
-                                n_mh, streams, moved, moved_from)
-    apply_moves(word_ids, z, moved, moved_from, 0, n_moved, n_wk, n_k, offsets, slots[:0])
+                                alpha_alias, beta, vbeta, word_meta, slots, top, word_table, inv_frozen, eta,
+                                kappa, w, mode, n_mh, streams, moved, moved_from)
+    apply_moves(word_ids, z, moved, moved_from, 0, n_moved, n_wk, n_k, word_meta, slots[:0], top)
 
 
 @njit(cache=True, parallel=True)
 def light_sweep_collapsed_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob,
-                                   alpha_alias, beta, vbeta, offsets, slots, sp_off, sp_table,
-                                   sp_mass, dense_prob, dense_alias, dense_mass, inv_frozen, eta,
-                                   kappa, w, mode, n_mh, streams, moved, moved_from):
+                                   alpha_alias, beta, vbeta, word_meta, slots, top, word_table, inv_frozen,
+                                   eta, kappa, w, mode, n_mh, streams, moved, moved_from):
     """``light_sweep_collapsed`` with the stream blocks split at ``chunks`` (C + 1,) across threads.
     Each thread samples against its own copy of the hashed counts and n_k taken at sweep start
     (the approximate distributed-LDA scheme: a thread does not see the others' moves until the
     sweep ends); the moves are merged afterwards. With one chunk it equals the serial sweep."""
     n_chunks = chunks.size - 1
     counts = np.empty(n_chunks, np.int64)
+    used = 3 * top[0]
     for c in prange(n_chunks):
-        own_slots = slots.copy() if n_chunks > 1 else slots
+        own_meta, own_slots, own_top = word_meta, slots, top
+        if n_chunks > 1:  # the compact region copied; each thread spills into its own space
+            own_meta = word_meta.copy()
+            own_slots = np.empty_like(slots)
+            own_slots[:used] = slots[:used]
+            own_top = top.copy()
         own_n_k = n_k.copy()
         counts[c] = _collapsed_blocks(chunks[c], chunks[c + 1], word_ids, doc_ptr, z, n_dk, own_n_k, alpha,
-                                      alpha_prob, alpha_alias, beta, vbeta, offsets, own_slots, sp_off,
-                                      sp_table, sp_mass, dense_prob, dense_alias,
-                                      dense_mass, inv_frozen, eta, kappa, w, mode, n_mh, streams, moved,
+                                      alpha_prob, alpha_alias, beta, vbeta, own_meta, own_slots, own_top,
+                                      word_table, inv_frozen, eta, kappa, w, mode, n_mh, streams, moved,
                                       moved_from)
     for c in range(n_chunks):
         move_start = _block_docs(chunks[c], chunks[c + 1], doc_ptr)[2]
-        apply_moves(word_ids, z, moved, moved_from, move_start, counts[c], n_wk, n_k, offsets,
-                    slots if n_chunks > 1 else slots[:0])
+        apply_moves(word_ids, z, moved, moved_from, move_start, counts[c], n_wk, n_k, word_meta,
+                    slots if n_chunks > 1 else slots[:0], top)
 
 
 @njit(cache=True, parallel=True)
@@ -417,7 +426,7 @@ def light_sweep_exact(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alph
     for c in range(n_chunks):
         move_start = _block_docs(chunks[c], chunks[c + 1], doc_ptr)[2]
         apply_moves(word_ids, z, moved, moved_from, move_start, counts[c], n_wk, n_k,
-                    np.empty(0, np.int64), np.empty(0, np.int32))
+                    np.empty((0, 8), np.int64), np.empty(0, np.int32), np.empty(1, np.int64))
 
 
 @njit(cache=True)

@@ -1,50 +1,70 @@
-"""Per-word hashed topic counts: n_kw stored in memory that grows with tokens, not with V*K.
+"""Per-word hashed topic counts: n_kw stored in memory that grows with non-zero counts, not V*K.
 
 Each word v owns a block of ``cap_v`` slots (a power of two) in one flat int32 array of triples
-(topic, current count, frozen count). Frequent words get ``cap_v >= K`` and then topic k lives at
-slot k (direct addressing, one probe); a word with N_v tokens gets at least 2 N_v + 1 slots, more
-than the topics it can hold between two compactions, so linear probing always ends at a free slot.
-This keeps every lookup of the collapsed light sweep inside a few cache lines per word (the dense
-V x K counts are 126 MB at K = 1000, far beyond the L3 cache).
+(topic, current count, frozen count), found by linear probing from ``topic & (cap_v - 1)``. Every
+compaction (sweep start) lays the blocks out afresh, each sized by the word's non-zero topics
+(``cap_for``: load at most 1/2, so a probe ends within a cache line or two). A word that gains
+topics mid-sweep past half its block is moved to a block twice the size in the spill area after
+the compact region (``insert_topic``). The spill area is sized for the worst case (``spill_bound``)
+but only touched where used, so the hash that stays in cache is a few MB where direct addressing
+took 37 MB (20 Newsgroups, K = 1000): most of the light sweep's cache misses were in it.
 
-The frozen count is the count at the last compaction (sweep start): the word proposal's table is
-built from it, and the MH ratio reads it back to get the stored q (SPEC §4a).
+The frozen count is the count at the last compaction: the word proposal's table is built from it,
+and the MH ratio reads it back to get the stored q (SPEC §4a).
+
+``word_meta`` (V, 8) int64 keeps what a token of word v reads in one 64-byte row: its block
+(BASE, MASK, USED slots), its sparse proposal entries (SP_LO, SP_N) and, as float64 bits read
+through ``word_meta.view(np.float64)``, the probability of the sparse part and the two scales
+that turn a uniform into a table entry (FRAC, SCALE_SPARSE, SCALE_DENSE; see ``draw_word``).
 """
 
 import numpy as np
 from numba import njit
 
 from .alias import build_alias
+from .rng import next_uniform
 
 KEY, CUR, FROZEN = 0, 1, 2
 EMPTY = -1
+BASE, MASK, USED, SP_LO, SP_N, FRAC, SCALE_SPARSE, SCALE_DENSE = range(8)
+META_COLUMNS = 8
+
+
+def new_word_meta(n_words: int) -> np.ndarray:
+    """(V, 8) int64 with each row on one 64-byte cache line."""
+    raw = np.empty(n_words * META_COLUMNS + META_COLUMNS, np.int64)
+    skip = (-raw.ctypes.data % 64) // 8
+    return raw[skip:skip + n_words * META_COLUMNS].reshape(n_words, META_COLUMNS)
+
+
+@njit(cache=True, inline="always")
+def cap_for(n):
+    """Block size for n topics: the smallest power of two >= 2 n + 2 (load <= 1/2, two free)."""
+    cap = 2
+    while cap < 2 * n + 2:
+        cap *= 2
+    return cap
 
 
 @njit(cache=True)
-def hash_offsets(word_totals, n_topics):
-    """Block offsets (V + 1,) of every word's slots from its total token count (sum_k n_kw, which
-    no sweep changes; a data-parallel worker passes the global totals, not its shard's)."""
-    n_words = word_totals.size
-    counts = word_totals
-    direct = 1
-    while direct < n_topics:
-        direct *= 2
-    offsets = np.zeros(n_words + 1, np.int64)
-    for v in range(n_words):
-        cap = 1
-        while cap < 2 * counts[v] + 1 and cap < direct:
-            cap *= 2
-        offsets[v + 1] = offsets[v] + cap
-    return offsets
+def spill_bound(word_totals, n_topics):
+    """Slots the spill area may need in one sweep: a word holds at most min(K, 2 N_v) topics
+    (its non-zero ones at compaction plus one new one per token moved in, by this sweep or a
+    merge), and the blocks it moves through, doubling, sum to less than twice the last."""
+    total = 0
+    for v in range(word_totals.size):
+        total += 2 * cap_for(min(n_topics, 2 * word_totals[v]))
+    return total
 
 
 @njit(cache=True, inline="always")
 def find_slot(slots, base, mask, k):
-    """Slot index of topic k in a word's block, or -(free slot) - 1 where it would be inserted."""
+    """Slot index of topic k in a word's block, or -(free slot) - 1 where it would be inserted.
+    (Unsigned indices spare numba's negative-index wraparound code on this hot path.)"""
     h = k & mask
     while True:
         j = base + h
-        key = slots[3 * j]
+        key = slots[np.uint64(3 * j)]
         if key == k:
             return j
         if key == EMPTY:
@@ -53,13 +73,77 @@ def find_slot(slots, base, mask, k):
 
 
 @njit(cache=True)
-def fill_from_dense(n_wk, offsets, slots):
-    """Load the hash from dense counts (V, K): current = frozen = n_kw, zero counts left out."""
-    n_topics = n_wk.shape[1]
-    slots[:] = EMPTY
-    for v in range(n_wk.shape[0]):
-        base = offsets[v]
-        mask = offsets[v + 1] - base - 1
+def _relocate(word_meta, slots, top, v, k):
+    """Move word v's block to a block twice the size at the end of the spill area (top[0]);
+    returns the free slot of topic k there."""
+    old_base = word_meta[v, BASE]
+    old_cap = word_meta[v, MASK] + 1
+    cap = 2 * old_cap
+    base = top[0]
+    top[0] = base + cap
+    if 3 * top[0] > slots.size:
+        raise RuntimeError("word hash spill area exhausted (spill_bound is wrong)")
+    mask = cap - 1
+    for j in range(base, base + cap):
+        slots[3 * j] = EMPTY
+    for j in range(old_base, old_base + old_cap):
+        key = slots[3 * j]
+        if key != EMPTY:
+            jn = -find_slot(slots, base, mask, key) - 1
+            slots[3 * jn] = key
+            slots[3 * jn + CUR] = slots[3 * j + CUR]
+            slots[3 * jn + FROZEN] = slots[3 * j + FROZEN]
+    word_meta[v, BASE] = base
+    word_meta[v, MASK] = mask
+    return -find_slot(slots, base, mask, k) - 1
+
+
+@njit(cache=True, inline="always")
+def insert_topic(word_meta, slots, top, v, k, j):
+    """Put topic k, absent from word v's block, at its free slot j (from ``find_slot``) with zero
+    current and frozen counts; first move the block to the spill area if it would pass half
+    full. Returns the topic's slot."""
+    used = word_meta[v, USED] + 1
+    word_meta[v, USED] = used
+    if 2 * used + 2 > word_meta[v, MASK] + 1:
+        j = _relocate(word_meta, slots, top, v, k)
+    slots[np.uint64(3 * j)] = k
+    slots[np.uint64(3 * j + CUR)] = 0
+    slots[np.uint64(3 * j + FROZEN)] = 0
+    return j
+
+
+@njit(cache=True)
+def _lay_out(word_meta, nnz, spill):
+    """BASE, MASK and USED of every word for blocks sized by ``nnz``; a new slots array with the
+    compact region's keys EMPTY and room for ``spill`` more slots; returns (slots, top)."""
+    total = 0
+    for v in range(nnz.size):
+        cap = cap_for(nnz[v])
+        word_meta[v, BASE] = total
+        word_meta[v, MASK] = cap - 1
+        word_meta[v, USED] = nnz[v]
+        total += cap
+    slots = np.empty(3 * (total + spill), np.int32)
+    for j in range(total):
+        slots[3 * j] = EMPTY
+    top = np.full(1, total, np.int64)
+    return slots, top
+
+
+@njit(cache=True)
+def hash_from_dense(n_wk, spill, word_meta):
+    """Load the hash from dense counts (V, K): current = frozen = n_kw, zero counts left out;
+    returns (slots, top)."""
+    n_words, n_topics = n_wk.shape
+    nnz = np.zeros(n_words, np.int64)
+    for v in range(n_words):
+        for k in range(n_topics):
+            if n_wk[v, k] > 0:
+                nnz[v] += 1
+    slots, top = _lay_out(word_meta, nnz, spill)
+    for v in range(n_words):
+        base, mask = word_meta[v, BASE], word_meta[v, MASK]
         for k in range(n_topics):
             c = n_wk[v, k]
             if c > 0:
@@ -67,34 +151,45 @@ def fill_from_dense(n_wk, offsets, slots):
                 slots[3 * j] = k
                 slots[3 * j + CUR] = c
                 slots[3 * j + FROZEN] = c
+    return slots, top
 
 
 @njit(cache=True)
-def to_dense(offsets, slots, n_wk):
+def to_dense(word_meta, slots, n_wk):
     """Write the current counts into dense n_wk (V, K) (zeros elsewhere)."""
     n_wk[:] = 0
-    for v in range(offsets.size - 1):
-        for j in range(offsets[v], offsets[v + 1]):
+    for v in range(word_meta.shape[0]):
+        base = word_meta[v, BASE]
+        for j in range(base, base + word_meta[v, MASK] + 1):
             if slots[3 * j] != EMPTY:
                 n_wk[v, slots[3 * j]] = slots[3 * j + CUR]
 
 
 @njit(cache=True)
-def compact_and_build(offsets, slots, n_k, beta, vbeta, sp_off, sp_table, sp_mass, dense_prob,
-                      dense_alias, inv_frozen):
-    """Freeze the counts and build the word proposal (SPEC §4, word part):
-    q_v(k) = (n_kv + beta) / (n_k + V beta) split into a sparse per-word part n_kv / (n_k + V beta)
-    over the word's non-zero topics and one dense part beta / (n_k + V beta) shared by all words.
+def compact_and_build(word_meta, slots, spill, n_k, beta, vbeta, word_table, inv_frozen):
+    """Freeze the counts, lay the hash out afresh and build the word proposal (SPEC §4, word
+    part): q_v(k) = (n_kv + beta) / (n_k + V beta) split into a sparse per-word part
+    n_kv / (n_k + V beta) over the word's non-zero topics and one dense part beta / (n_k + V beta)
+    shared by all words. Returns the new (slots, top).
 
-    Drops zero-count slots, sets frozen = current, fills every word's sparse alias table and the
-    shared dense table; returns the dense part's mass. ``sp_table`` holds (prob, topic, alias) per
-    entry side by side, so one draw reads one cache line; a word's entries start at sp_off[v] (V + 1,),
-    in all at most one per token; sp_mass (V,) is each word's sparse mass. O(slots + K): grows
-    with tokens, not V*K.
+    Zero-count slots are dropped and frozen = current. ``word_table`` holds alias entries
+    (prob, topic, alias) side by side, so one draw reads one cache line: word v's sparse entries
+    from SP_LO on (SP_N of them; in all at most one per token), then the K entries of the dense
+    part. O(slots + K): grows with non-zero counts, not V*K.
     """
     n_topics = n_k.size
+    n_words = word_meta.shape[0]
+    meta_f = word_meta.view(np.float64)
     for k in range(n_topics):
         inv_frozen[k] = 1.0 / (n_k[k] + vbeta)
+    nnz = np.zeros(n_words, np.int64)
+    for v in range(n_words):
+        base = word_meta[v, BASE]
+        for j in range(base, base + word_meta[v, MASK] + 1):
+            if slots[3 * j] != EMPTY and slots[3 * j + CUR] > 0:
+                nnz[v] += 1
+    old_meta = word_meta.copy()
+    new_slots, top = _lay_out(word_meta, nnz, spill)
     weights = np.empty(n_topics)
     q = np.empty(n_topics)
     prob = np.empty(n_topics)
@@ -102,38 +197,70 @@ def compact_and_build(offsets, slots, n_k, beta, vbeta, sp_off, sp_table, sp_mas
     large = np.empty(n_topics, np.int64)
     idx = np.empty(n_topics, np.int64)
     topics = np.empty(n_topics, np.int64)
-    counts = np.empty(n_topics, np.int64)
+    pos = 0
+    for v in range(n_words):
+        base, mask = word_meta[v, BASE], word_meta[v, MASK]
+        old_base = old_meta[v, BASE]
+        n = 0
+        for j in range(old_base, old_base + old_meta[v, MASK] + 1):
+            k = slots[3 * j]
+            c = slots[3 * j + CUR]
+            if k != EMPTY and c > 0:
+                jn = -find_slot(new_slots, base, mask, k) - 1
+                new_slots[3 * jn] = k
+                new_slots[3 * jn + CUR] = c
+                new_slots[3 * jn + FROZEN] = c
+                topics[n] = k
+                weights[n] = c * inv_frozen[k]
+                n += 1
+        word_meta[v, SP_LO] = pos
+        word_meta[v, SP_N] = n
+        meta_f[v, FRAC] = 0.0
+        if n > 0:
+            meta_f[v, FRAC] = build_alias(weights[:n], prob[:n], idx[:n], q[:n], small, large)
+            _put_entries(word_table, pos, n, prob, topics, idx)
+        pos += n
     for k in range(n_topics):
         weights[k] = beta * inv_frozen[k]
-    dense_mass = build_alias(weights, dense_prob, dense_alias, q, small, large)
-    pos = 0
-    for v in range(offsets.size - 1):
-        base = offsets[v]
-        end = offsets[v + 1]
-        mask = end - base - 1
-        nnz = 0
-        for j in range(base, end):
-            if slots[3 * j] != EMPTY and slots[3 * j + CUR] > 0:
-                topics[nnz] = slots[3 * j]
-                counts[nnz] = slots[3 * j + CUR]
-                nnz += 1
-            slots[3 * j] = EMPTY
-        sp_off[v] = pos
-        for e in range(nnz):
-            k = topics[e]
-            j = -find_slot(slots, base, mask, k) - 1
-            slots[3 * j] = k
-            slots[3 * j + CUR] = counts[e]
-            slots[3 * j + FROZEN] = counts[e]
-            weights[e] = counts[e] * inv_frozen[k]
-        if nnz > 0:
-            sp_mass[v] = build_alias(weights[:nnz], prob[:nnz], idx[:nnz], q[:nnz], small, large)
-            for e in range(nnz):
-                sp_table[3 * (pos + e)] = prob[e]
-                sp_table[3 * (pos + e) + 1] = topics[e]
-                sp_table[3 * (pos + e) + 2] = topics[idx[e]]
-        else:
-            sp_mass[v] = 0.0
-        pos += nnz
-    sp_off[offsets.size - 1] = pos
-    return dense_mass
+        topics[k] = k
+    dense_mass = build_alias(weights, prob, idx, q, small, large)
+    _put_entries(word_table, pos, n_topics, prob, topics, idx)
+    for v in range(n_words):
+        sparse_mass = meta_f[v, FRAC]
+        frac = sparse_mass / (sparse_mass + dense_mass)
+        meta_f[v, FRAC] = frac
+        meta_f[v, SCALE_SPARSE] = word_meta[v, SP_N] / frac if frac > 0.0 else 0.0
+        meta_f[v, SCALE_DENSE] = n_topics / (1.0 - frac)
+    return new_slots, top
+
+
+@njit(cache=True, inline="always")
+def _put_entries(word_table, pos, n, prob, topics, idx):
+    """Alias entries (prob, topic, alias topic) of one table into word_table from entry pos on."""
+    for e in range(n):
+        word_table[3 * (pos + e)] = prob[e]
+        word_table[3 * (pos + e) + 1] = topics[e]
+        word_table[3 * (pos + e) + 2] = topics[idx[e]]
+
+
+@njit(cache=True, inline="always")
+def draw_word(state, word_table, lo, n_sparse, frac, scale_sparse, dense_lo, n_topics, scale_dense):
+    """Word proposal from one 53-bit uniform u: the word's sparse table when u < frac (its
+    probability), else the dense one (``dense_lo``: its first entry); u rescaled to the part
+    chosen (``scale_sparse`` = n_sparse / frac, ``scale_dense`` = K / (1 - frac)) picks the entry
+    (integer part) and entry vs alias (fraction). One table array and no division, so the MH
+    step stays branch-light."""
+    state, u = next_uniform(state)
+    if u < frac:
+        y = u * scale_sparse
+        seg = lo
+        n = n_sparse
+    else:
+        y = (u - frac) * scale_dense
+        seg = dense_lo
+        n = n_topics
+    slot = min(np.int64(y), n - 1)
+    j = np.uint64(3 * (seg + slot))
+    if y - slot < word_table[j]:
+        return state, np.int64(word_table[j + np.uint64(1)])
+    return state, np.int64(word_table[j + np.uint64(2)])
