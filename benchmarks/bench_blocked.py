@@ -118,9 +118,13 @@ def news_runs(args) -> dict:
            "alpha_sum": args.alpha_sum, "beta": 0.01, "n_iter": args.news_iters, "runs": []}
     makers = {"single-site": ExactGibbs, "backward": lambda: BlockedGibbs("backward"),
               "nested": lambda: BlockedGibbs("nested")}
+    done = _load_runs(args.runs_file)
     for k in args.ks:
         for chain in range(args.news_chains):
             for name, make in makers.items():
+                if (k, chain, name) in done:
+                    out["runs"].append(done[k, chain, name])
+                    continue
                 rng = np.random.default_rng(args.seed + chain)
                 state = SamplerState.initialize(corpus.word_ids, corpus.doc_ptr, corpus.n_words, k,
                                                 np.full(k, args.alpha_sum / k), 0.01, rng)
@@ -132,10 +136,21 @@ def news_runs(args) -> dict:
                        "cpu_seconds_per_iter": timed.cpu, "wall_seconds_per_iter": wall.round(4).tolist(),
                        "log_joint": [round(t["log_joint"], 1) for t in result.trace]}
                 out["runs"].append(row)
+                if args.runs_file:
+                    with open(args.runs_file, "a") as f:
+                        f.write(json.dumps(row) + "\n")
                 print(f"news K={k} {name}: {np.mean(timed.cpu[1:] or timed.cpu):.3f} cpu s/iter, "
                       f"log joint {row['log_joint'][-1]:.6g}", file=sys.stderr)
     out["summary"] = _news_summary(out["runs"])
     return out
+
+
+def _load_runs(path: Path | None) -> dict:
+    """Runs already finished by an interrupted invocation (one JSON row per line), by (K, chain, sampler)."""
+    if path is None or not path.exists():
+        return {}
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return {(r["n_topics"], r["chain"], r["sampler"]): r for r in rows}
 
 
 def _news_summary(runs: list[dict]) -> dict:
@@ -176,6 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--news-chains", type=int, default=1)
     p.add_argument("--alpha-sum", type=float, default=6.4, help="20 Newsgroups prior (alpha_k = alpha_sum / K)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--runs-file", type=Path, default=None,
+                   help="20 Newsgroups: append each finished run here (JSON lines) and skip runs already in it, "
+                        "so an interrupted grid resumes where it stopped")
     args = p.parse_args(argv)
     args.ks = [int(k) for k in args.ks.split(",") if k]
     parts = [s.strip() for s in args.parts.split(",") if s.strip()]
