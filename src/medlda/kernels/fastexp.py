@@ -1,0 +1,60 @@
+"""exp(x) in plain arithmetic, so numba can inline and vectorize it (a call to libm's exp cannot).
+
+Cody-Waite reduction x = n ln2 + r with |r| <= ln2 / 2, a degree-13 Taylor polynomial for e^r
+(truncation below 1e-17 relative), and 2^n put straight into the exponent bits. Within a few
+units in the last place of ``np.exp`` on [-708, 709] (tested), so the samplers' targets are
+unchanged; below -708 it returns 0 and above 709 inf (a probability under 1e-307 is already
+below the resolution of the 53-bit uniforms it is compared with).
+
+Used where exp runs over all K topics: the exp proposal's table (K values per document) and the
+exact sampler's G_d(k) (K values per token), about 5x faster than libm's exp there. A single exp
+per MH step stays with libm's, which is as fast for one value.
+"""
+
+import numpy as np
+from numba import njit, types
+from numba.extending import intrinsic
+
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01  # ln 2 to 32 bits: n * _LN2_HI is exact for |n| < 2^11
+_LN2_LO = 1.90821492927058770002e-10  # ln 2 - _LN2_HI
+_LOW = -708.0
+_HIGH = 709.0
+
+
+@intrinsic
+def _float_from_bits(typingctx, bits):
+    """The float64 whose IEEE-754 bit pattern is the int64 ``bits`` (one register move)."""
+    sig = types.float64(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.float64))
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def fast_exp(x):
+    """exp(x) for a float64 x, branch-light and inlinable (see the module docstring)."""
+    if not x >= _LOW:
+        return 0.0 if x == x else x  # NaN passes through
+    if x > _HIGH:
+        return np.inf
+    n = np.floor(x * _LOG2E + 0.5)
+    r = (x - n * _LN2_HI) - n * _LN2_LO
+    p = 1.0 / 6227020800.0
+    p = p * r + 1.0 / 479001600.0
+    p = p * r + 1.0 / 39916800.0
+    p = p * r + 1.0 / 3628800.0
+    p = p * r + 1.0 / 362880.0
+    p = p * r + 1.0 / 40320.0
+    p = p * r + 1.0 / 5040.0
+    p = p * r + 1.0 / 720.0
+    p = p * r + 1.0 / 120.0
+    p = p * r + 1.0 / 24.0
+    p = p * r + 1.0 / 6.0
+    p = p * r + 0.5
+    p = p * r + 1.0
+    p = p * r + 1.0
+    return p * _float_from_bits((np.int64(n) + 1023) << 52)
+
