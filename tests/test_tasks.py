@@ -244,6 +244,20 @@ def test_reuters_sgml_parsing(tmp_path):
     assert test.labels == [("grain",), ("oil",)]
 
 
+def test_reuters_unprocessed_text_is_kept():
+    """<TEXT TYPE="UNPROC"> documents have no TITLE or BODY: their text is the TEXT element's."""
+    from medlda.reuters import parse_sgml
+
+    sgm = ('<REUTERS TOPICS="YES" LEWISSPLIT="TRAIN" CGISPLIT="X" OLDID="1" NEWID="7">\n'
+           '<TOPICS><D>money-supply</D></TOPICS>\n<UNKNOWN>&#5;RM</UNKNOWN>\n'
+           '<TEXT TYPE="UNPROC">&#2;\nFEDERAL RESERVE WEEKLY REPORT\n Bank borrowings...680 &amp; more\n</TEXT>\n'
+           '</REUTERS>\n')
+    (doc,) = parse_sgml(sgm)
+    assert doc.topics == ("money-supply",)
+    assert "FEDERAL RESERVE WEEKLY REPORT" in doc.text and "borrowings...680 & more" in doc.text
+    assert "RM" not in doc.text  # the UNKNOWN routing block is not text
+
+
 @pytest.mark.slow
 def test_benchmark_archives_load(shared_data):
     from medlda.readers import read_corpus
