@@ -153,7 +153,7 @@ def test_unseen_test_labels_are_an_error(capsys, tmp_path, bow_files):
 
 @pytest.mark.parametrize("flags, match", [
     (["--topics", "0"], "n_topics"), (["--c", "-1"], "c must"), (["--sigma2", "0"], "sigma2"),
-    (["--alpha-sum", "0"], "alpha_sum"), (["--iters", "0"], "n_iter"),
+    (["--alpha-sum", "0"], "alpha_sum"), (["--iters", "0"], "n_iter"), (["--positive-cost", "0"], "positive_cost"),
 ])
 def test_invalid_hyperparameters(capsys, bow_files, flags, match):
     train, _ = bow_files
