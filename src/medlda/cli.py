@@ -84,6 +84,11 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--positive-cost", type=float, default=None, metavar="R",
                    help="classification: c times R on each task's positive documents, for rare labels "
                         "(default: 1, the papers' loss, for one label per document; 4 for multi-label)")
+    t.add_argument("--infer-burn", type=int, default=None, metavar="N",
+                   help="sweeps over a test document's topics before averaging (default 30)")
+    t.add_argument("--infer-avg", type=int, default=None, metavar="N",
+                   help="sweeps whose topic counts are averaged for a test document (default: 100 for "
+                        "supervised models, 20 for --unsupervised)")
     t.add_argument("--unsupervised", action="store_true", help="plain LDA: ignore labels")
     t.add_argument("--out", help="save the fitted model to this file")
     t.add_argument("--checkpoint", help="checkpoint file: the whole sampler state (npz + JSON), "
@@ -206,6 +211,8 @@ def cmd_train(args) -> int:
                   checkpoint_every=args.checkpoint_every, checkpoint_path=args.checkpoint,
                   resume=args.resume, backend=args.backend, n_workers=args.workers,
                   ray_address=args.address)
+    common.update({name: value for name, value in (("n_infer_burn", args.infer_burn), ("n_infer_avg", args.infer_avg))
+                   if value is not None})
     if args.resume and args.checkpoint and not os.path.exists(args.checkpoint):
         _warn(args, f"{args.checkpoint}: no checkpoint yet, starting from the first iteration")
     if args.unsupervised:
