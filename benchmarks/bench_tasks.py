@@ -5,8 +5,10 @@
 - hotel reviews regression: predictive R^2 for each K (epsilon-insensitive loss by default);
 - Reuters-21578 ModApte multi-label (90 categories): F1 micro and macro for each K.
 
-Each run prints one JSON line on stderr as it finishes, and the whole report on stdout. Flags pick
-subsets, so a reduced run is possible, e.g.
+Each run prints one JSON line on stderr as it finishes, and the whole report on stdout. ``--seeds``
+repeats every run with each seed; the summary compares means over the seeds (single runs of a topic
+model differ by about 0.005-0.01 accuracy from seed to seed). Flags pick subsets, so a reduced run
+is possible, e.g.
 
     python benchmarks/bench_tasks.py --parts news --ks 50,100 --samplers light --strategies multitask \\
         --losses hinge,logistic --iters 50
@@ -51,16 +53,15 @@ def news_runs(args) -> list[dict]:
     train, test = _split(args.data / "20news-bydate.tar.gz")
     y, y_test = train.single_labels(), test.single_labels()
     rows = []
-    for k in args.ks:
-        for sampler in args.samplers:
-            for strategy in args.strategies:
-                for loss in args.losses:
-                    model = MedLDAClassifier(k, sampler=sampler, strategy=strategy, loss=loss, n_iter=args.iters,
-                                             n_jobs=args.n_jobs, random_state=args.seed).fit(train, y)
-                    tic = time.perf_counter()
-                    acc = measures("classification", y_test, model.predict(test))["accuracy"]
-                    rows.append(_row("news20", model, time.perf_counter() - tic, strategy=strategy, accuracy=acc,
-                                     train_accuracy=model.train_accuracy_))
+    grid = [(k, sampler, strategy, loss, seed) for k in args.ks for sampler in args.samplers
+            for strategy in args.strategies for loss in args.losses for seed in args.seeds]
+    for k, sampler, strategy, loss, seed in grid:
+        model = MedLDAClassifier(k, sampler=sampler, strategy=strategy, loss=loss, n_iter=args.iters,
+                                 n_jobs=args.n_jobs, random_state=seed).fit(train, y)
+        tic = time.perf_counter()
+        acc = measures("classification", y_test, model.predict(test))["accuracy"]
+        rows.append(_row("news20", model, time.perf_counter() - tic, strategy=strategy, seed=seed, accuracy=acc,
+                         train_accuracy=model.train_accuracy_))
     return rows
 
 
@@ -68,13 +69,12 @@ def hotel_runs(args) -> list[dict]:
     train, test = _split(args.data / "hotel-reviews.tar.gz")
     y, y_test = train.real_labels(), test.real_labels()
     rows = []
-    for k in args.hotel_ks:
-        for sampler in args.samplers:
-            model = MedLDARegressor(k, sampler=sampler, loss=args.regression_loss, n_iter=args.hotel_iters,
-                                    random_state=args.seed).fit(train, y)
-            tic = time.perf_counter()
-            r2 = measures("regression", y_test, model.predict(test))["r2"]
-            rows.append(_row("hotel", model, time.perf_counter() - tic, r2=r2, train_r2=model.train_score_))
+    for k, sampler, seed in [(k, s, seed) for k in args.hotel_ks for s in args.samplers for seed in args.seeds]:
+        model = MedLDARegressor(k, sampler=sampler, loss=args.regression_loss, n_iter=args.hotel_iters,
+                                random_state=seed).fit(train, y)
+        tic = time.perf_counter()
+        r2 = measures("regression", y_test, model.predict(test))["r2"]
+        rows.append(_row("hotel", model, time.perf_counter() - tic, seed=seed, r2=r2, train_r2=model.train_score_))
     return rows
 
 
@@ -83,21 +83,33 @@ def reuters_runs(args) -> list[dict]:
     Y, names, _ = label_matrix(train)
     Y_test, _, _ = label_matrix(test, names)
     rows = []
-    for k in args.reuters_ks:
-        for sampler in args.samplers:
-            for strategy in args.strategies:
-                model = MedLDAClassifier(k, sampler=sampler, strategy=strategy, n_iter=args.reuters_iters,
-                                         n_jobs=args.n_jobs, random_state=args.seed).fit(train, Y)
-                tic = time.perf_counter()
-                scores = measures("multilabel", Y_test, model.predict(test))
-                rows.append(_row("reuters", model, time.perf_counter() - tic, strategy=strategy, **scores))
+    grid = [(k, sampler, strategy, seed) for k in args.reuters_ks for sampler in args.samplers
+            for strategy in args.strategies for seed in args.seeds]
+    for k, sampler, strategy, seed in grid:
+        model = MedLDAClassifier(k, sampler=sampler, strategy=strategy, n_iter=args.reuters_iters,
+                                 positive_cost=args.positive_cost, n_jobs=args.n_jobs, random_state=seed).fit(train, Y)
+        tic = time.perf_counter()
+        scores = measures("multilabel", Y_test, model.predict(test))
+        rows.append(_row("reuters", model, time.perf_counter() - tic, strategy=strategy, seed=seed,
+                         positive_cost=model.positive_cost_, **scores))
     return rows
 
 
 def summary(rows: list[dict]) -> dict:
-    """The issue's comparisons within this run: logistic - hinge, ovr - multitask, K=400 / K=100 time."""
+    """The issue's comparisons within this run, on means over the seeds: logistic - hinge,
+    ovr - multitask, K=400 / K=100 training time; and the mean and spread of each setting."""
+    groups: dict = {}
+    for r in rows:
+        if r["part"] == "news20":
+            groups.setdefault((r["sampler"], r["strategy"], r["loss"], r["n_topics"]), []).append(r)
+    news = {key: {"accuracy": float(np.mean([r["accuracy"] for r in g])),
+                  "train_seconds": float(np.mean([r["train_seconds"] for r in g]))} for key, g in groups.items()}
     out = {}
-    news = {(r["sampler"], r["strategy"], r["loss"], r["n_topics"]): r for r in rows if r["part"] == "news20"}
+    for (sampler, strategy, loss, k), g in sorted(groups.items()):
+        acc = [r["accuracy"] for r in g]
+        out[f"news20/{sampler}/{strategy}/{loss}/K={k}/accuracy"] = {
+            "mean": float(np.mean(acc)), "min": float(np.min(acc)), "max": float(np.max(acc)),
+            "seeds": [r["seed"] for r in g]}
     for (sampler, strategy, loss, k), r in news.items():
         if loss == "logistic" and (sampler, strategy, "hinge", k) in news:
             out[f"news20/{sampler}/{strategy}/K={k}/logistic_minus_hinge"] = (
@@ -134,7 +146,9 @@ def main() -> None:
     p.add_argument("--reuters-ks", type=_ints, default=[50, 100])
     p.add_argument("--reuters-iters", type=int, default=50)
     p.add_argument("--n-jobs", type=int, default=-1, help="processes for one-vs-rest")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seeds", type=_ints, default=[0], help="seeds; each run is repeated with each")
+    p.add_argument("--positive-cost", default="auto", type=lambda v: v if v == "auto" else float(v),
+                   help="Reuters: c times this on positive documents (default auto: 4 for multi-label)")
     args = p.parse_args()
     for name in ("20news-bydate.tar.gz", "hotel-reviews.tar.gz", "reuters21578.tar.gz"):
         if not (args.data / name).is_file():

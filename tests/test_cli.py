@@ -67,6 +67,18 @@ def test_train_save_then_topics_and_predict(capsys, tmp_path, bow_files):
     assert result["accuracy"] > 0.85
 
 
+def test_inference_sweeps_reach_the_saved_model(capsys, tmp_path, bow_files):
+    from medlda.persistence import load_model
+
+    train, test = bow_files
+    model = tmp_path / "model.npz"
+    code, _, err = run(capsys, "train", "--train", train, "--test", test, "--out", model,
+                       "--infer-burn", "3", "--infer-avg", "4", *FAST)
+    assert code == 0, err
+    params = load_model(model).get_params()
+    assert (params["n_infer_burn"], params["n_infer_avg"]) == (3, 4)
+
+
 def test_unsupervised_reports_perplexity(capsys, bow_files):
     train, test = bow_files
     code, out, _ = run(capsys, "train", "--train", train, "--test", test, "--unsupervised", "--json", *FAST)
@@ -153,7 +165,7 @@ def test_unseen_test_labels_are_an_error(capsys, tmp_path, bow_files):
 
 @pytest.mark.parametrize("flags, match", [
     (["--topics", "0"], "n_topics"), (["--c", "-1"], "c must"), (["--sigma2", "0"], "sigma2"),
-    (["--alpha-sum", "0"], "alpha_sum"), (["--iters", "0"], "n_iter"),
+    (["--alpha-sum", "0"], "alpha_sum"), (["--iters", "0"], "n_iter"), (["--positive-cost", "0"], "positive_cost"),
 ])
 def test_invalid_hyperparameters(capsys, bow_files, flags, match):
     train, _ = bow_files

@@ -138,6 +138,21 @@ def test_augmented_chain_leaves_the_loss_times_prior_invariant(name):
     assert stats.kstest(omega, _omega_cdf(name, wrong, y, 1.0)).pvalue < FALSE_ALARM
 
 
+@pytest.mark.parametrize("name", ["hinge", "logistic"])
+def test_positive_cost_scales_c_on_positive_examples_only(name):
+    """positive_cost r: the chain on a positive example's omega follows psi with c r, a negative
+    example's psi with c; each also rejects the other's c."""
+    params, _ = OMEGA_CASES[name]
+    r = 2.0
+    loss = make_loss(name, positive_cost=r, **params)
+    negative = 0.0 if name == "logistic" else -1.0
+    rng = np.random.default_rng(11 + sorted(OMEGA_CASES).index(name))
+    for y, c_true, c_wrong in ((1.0, params["c"] * r, params["c"]), (negative, params["c"], params["c"] * r)):
+        omega = _omega_chain(loss, y, 1.0, 5000, 100, rng)
+        assert stats.kstest(omega, _omega_cdf(name, dict(params, c=c_true), y, 1.0)).pvalue > FALSE_ALARM
+        assert stats.kstest(omega, _omega_cdf(name, dict(params, c=c_wrong), y, 1.0)).pvalue < FALSE_ALARM
+
+
 def test_every_registered_loss_is_covered():
     assert set(LOSSES) == set(OMEGA_CASES) == set(CHAIN_CASES)
     assert LogisticLoss.probabilistic and not HingeLoss.probabilistic

@@ -110,6 +110,8 @@ def test_model_files_round_trip_every_estimator(tmp_path, multiclass, multilabel
         model.save(path)
         again = load_model(path)
         assert type(again) is type(model) and again.get_params() == model.get_params()
+        if isinstance(model, MedLDAClassifier):
+            assert (again.c_, again.margin_, again.positive_cost_) == (model.c_, model.margin_, model.positive_cost_)
         assert np.array_equal(again.eta_samples_, model.eta_samples_)
         assert np.array_equal(again.predict(X), model.predict(X))
         if hasattr(model, "predict_proba"):
@@ -118,9 +120,30 @@ def test_model_files_round_trip_every_estimator(tmp_path, multiclass, multilabel
             assert len(again.estimators_) == len(model.estimators_)
 
 
+def test_positive_cost_reaches_the_loss_of_every_strategy(multiclass, multilabel, monkeypatch):
+    """An explicit positive_cost goes to every loss; 'auto' is 1 for one label per document and
+    MULTILABEL_POSITIVE_COST for multi-label data, in the multi-task model and every binary model."""
+    import medlda.estimators as est
+
+    train, y, _, _ = multiclass
+    ml_train, Y, _, _ = multilabel
+    seen, real = [], est.make_loss
+    monkeypatch.setattr(est, "make_loss", lambda *a, **k: seen.append(k.get("positive_cost")) or real(*a, **k))
+    fits = [(dict(positive_cost=3.0), ml_train, Y, [3.0]),
+            (dict(positive_cost=3.0, strategy="ovr"), ml_train, Y, [3.0] * 4),
+            (dict(), ml_train, Y, [est.MULTILABEL_POSITIVE_COST]),
+            (dict(strategy="ovr"), ml_train, Y, [est.MULTILABEL_POSITIVE_COST] * 4),
+            (dict(), train, y, [1.0]), (dict(strategy="ovr"), train, y, [1.0] * 3)]
+    for params, X, labels, expected in fits:
+        seen.clear()
+        model = MedLDAClassifier(4, n_iter=2, n_jobs=1, **FAST, **params).fit(X, labels)
+        assert seen == expected and model.positive_cost_ == expected[0], params
+    assert est.MULTILABEL_POSITIVE_COST == 4.0
+
+
 @pytest.mark.parametrize("params, match", [
     (dict(loss="epsilon"), "MedLDARegressor"), (dict(strategy="ova"), "strategy"), (dict(n_jobs=0), "n_jobs"),
-    (dict(c="big"), "c must"),
+    (dict(c="big"), "c must"), (dict(positive_cost=0.0), "positive_cost"),
 ])
 def test_invalid_classifier_options(multiclass, params, match):
     train, y, _, _ = multiclass
@@ -189,6 +212,8 @@ def test_cli_regression_ldac_reports_r2(tmp_path, capsys):
     assert result["r2"] > 0.6 and result["loss"] == "epsilon" and "accuracy" not in result
     code, out, err = _run(capsys, "train", "--train", tmp_path / "train.dat", "--loss", "hinge", *CLI_FAST)
     assert code == 2 and "does not fit a regression task" in err
+    code, out, err = _run(capsys, "train", "--train", tmp_path / "train.dat", "--positive-cost", "2", *CLI_FAST)
+    assert code == 2 and "--positive-cost is for classification" in err
 
 
 def test_cli_multiclass_logistic_ovr(tmp_path, capsys):
@@ -242,6 +267,20 @@ def test_reuters_sgml_parsing(tmp_path):
     assert "harvest" in set(train.vocabulary) and "skipped" not in set(train.vocabulary)
     test = read_corpus(archive, subset="test", vocabulary=train.vocabulary)
     assert test.labels == [("grain",), ("oil",)]
+
+
+def test_reuters_unprocessed_text_is_kept():
+    """<TEXT TYPE="UNPROC"> documents have no TITLE or BODY: their text is the TEXT element's."""
+    from medlda.reuters import parse_sgml
+
+    sgm = ('<REUTERS TOPICS="YES" LEWISSPLIT="TRAIN" CGISPLIT="X" OLDID="1" NEWID="7">\n'
+           '<TOPICS><D>money-supply</D></TOPICS>\n<UNKNOWN>&#5;RM</UNKNOWN>\n'
+           '<TEXT TYPE="UNPROC">&#2;\nFEDERAL RESERVE WEEKLY REPORT\n Bank borrowings...680 &amp; more\n</TEXT>\n'
+           '</REUTERS>\n')
+    (doc,) = parse_sgml(sgm)
+    assert doc.topics == ("money-supply",)
+    assert "FEDERAL RESERVE WEEKLY REPORT" in doc.text and "borrowings...680 & more" in doc.text
+    assert "RM" not in doc.text  # the UNKNOWN routing block is not text
 
 
 @pytest.mark.slow

@@ -45,6 +45,12 @@ PARAMS = {
     "margin": ("margin : float or 'auto', default='auto'\n    Hinge-loss margin l. 'auto' takes the papers' "
                "settings: 164 for two classes (c * l = 262.4), 64 for several (the authors' LightMedLDA "
                "default, c * l = 102.4). The value used is ``margin_``."),
+    "positive_cost": ("positive_cost : float or 'auto', default='auto'\n    Multiplies c on the positive examples of "
+                      "every task (the documents that carry the task's label; for two classes, those of "
+                      "``classes_[1]``): a cost-sensitive loss for rare labels. 'auto' is 1 (the papers' loss) "
+                      "for binary and multi-class labels and 4 for multi-label data, where the plain loss never "
+                      "predicts most rare labels (Reuters-21578, 90 categories: see the README). The value used "
+                      "is ``positive_cost_``."),
     "sigma2": "sigma2 : float, default=1.0\n    Prior variance of each classifier weight eta_tk.",
     "loss": ("loss : {'hinge', 'logistic'}, default='hinge'\n    Classification loss: 'hinge' is Gibbs "
              "MedLDA (inverse-Gaussian augmentation); 'logistic' is gSLDA (Polya-Gamma augmentation), "

@@ -81,6 +81,14 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--margin", type=float, default=None,
                    help="hinge margin l (default: 164 for two classes, 64 for more, as in the papers)")
     t.add_argument("--sigma2", type=float, default=1.0, help="prior variance of eta (default 1)")
+    t.add_argument("--positive-cost", type=float, default=None, metavar="R",
+                   help="classification: c times R on each task's positive documents, for rare labels "
+                        "(default: 1, the papers' loss, for one label per document; 4 for multi-label)")
+    t.add_argument("--infer-burn", type=int, default=None, metavar="N",
+                   help="sweeps over a test document's topics before averaging (default 30)")
+    t.add_argument("--infer-avg", type=int, default=None, metavar="N",
+                   help="sweeps whose topic counts are averaged for a test document (default: 100 for "
+                        "supervised models, 20 for --unsupervised)")
     t.add_argument("--unsupervised", action="store_true", help="plain LDA: ignore labels")
     t.add_argument("--out", help="save the fitted model to this file")
     t.add_argument("--checkpoint", help="checkpoint file: the whole sampler state (npz + JSON), "
@@ -203,6 +211,8 @@ def cmd_train(args) -> int:
                   checkpoint_every=args.checkpoint_every, checkpoint_path=args.checkpoint,
                   resume=args.resume, backend=args.backend, n_workers=args.workers,
                   ray_address=args.address)
+    common.update({name: value for name, value in (("n_infer_burn", args.infer_burn), ("n_infer_avg", args.infer_avg))
+                   if value is not None})
     if args.resume and args.checkpoint and not os.path.exists(args.checkpoint):
         _warn(args, f"{args.checkpoint}: no checkpoint yet, starting from the first iteration")
     if args.unsupervised:
@@ -245,13 +255,17 @@ def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict):
     if args.loss is not None and (task == "regression") != (args.loss in ("epsilon", "squared")):
         raise CLIError(f"--loss {args.loss} does not fit a {task} task (labels of {args.train})")
     if task == "regression":
+        if args.positive_cost is not None:
+            raise CLIError("--positive-cost is for classification; this is a regression task")
         c = {} if args.c is None else {"c": args.c}
         model = MedLDARegressor(args.topics, loss=args.loss or "epsilon", epsilon=args.epsilon,
                                 sigma2=args.sigma2, **c, **common)
     else:
         margin = "auto" if args.margin is None else args.margin
         model = MedLDAClassifier(args.topics, c="auto" if args.c is None else args.c, margin=margin,
-                                 sigma2=args.sigma2, loss=args.loss or "hinge", strategy=args.strategy,
+                                 sigma2=args.sigma2,
+                                 positive_cost="auto" if args.positive_cost is None else args.positive_cost,
+                                 loss=args.loss or "hinge", strategy=args.strategy,
                                  **common)
     names = None
     if task == "multilabel":

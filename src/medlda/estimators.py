@@ -29,6 +29,8 @@ BINARY_MARGIN = 164.0  # c * l = 262.4 with c = 1.6: the papers' binary 20 Newsg
 MULTICLASS_MARGIN = 64.0  # the authors' LightMedLDA default for multi-class (c * l = 102.4)
 HINGE_C = 1.6  # the authors' LightMedLDA default
 LOGISTIC_BINARY_C, LOGISTIC_MULTI_C = 25.0, 204.8  # gSLDA binary; LightMedLDA KDD paper multi-task
+# multi-label: c x 4 on positive examples, picked on a validation split of Reuters-21578 training data
+MULTILABEL_POSITIVE_COST = 4.0
 STRATEGIES = ("multitask", "ovr")
 
 _COMMON = ("n_topics", "alpha_sum", "beta", "n_iter", "sampler", "light_variant", "proposal", "n_mh",
@@ -281,15 +283,16 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
                "(hinge loss) or gSLDA (logistic loss). Binary; multi-class as C tasks on shared topics\n"
                "(strategy='multitask') or C binary models with their own topics (strategy='ovr');\n"
                "multi-label when y is a 2-d label-indicator matrix (predict returns one too).\n\n"
-               + params_doc("n_topics", "alpha_sum", "beta", "c", "margin", "sigma2", "loss", "strategy",
-                            "n_jobs", "n_iter", "sampler", "light_variant", "proposal", "n_mh", "n_gibbs",
+               + params_doc("n_topics", "alpha_sum", "beta", "c", "margin", "sigma2", "positive_cost", "loss",
+                            "strategy", "n_jobs", "n_iter", "sampler", "light_variant", "proposal", "n_mh", "n_gibbs",
                             "n_eta_avg", "n_infer_burn", "n_infer_avg",
                             "trace", "random_state", "verbose", *_RUN))
 
     def __init__(self, n_topics: int = 20, *, alpha_sum: float = 6.4, beta: float = 0.01,
                  c: float | str = "auto", margin: float | str = "auto", sigma2: float = 1.0,
-                 loss: str = "hinge", strategy: str = "multitask", n_jobs: int | None = None,
-                 n_iter: int = 50, sampler: str = "gibbs", light_variant: str = "collapsed",
+                 positive_cost: float | str = "auto", loss: str = "hinge", strategy: str = "multitask",
+                 n_jobs: int | None = None, n_iter: int = 50, sampler: str = "gibbs",
+                 light_variant: str = "collapsed",
                  proposal: str = "mixture", n_mh: int = 6, n_gibbs: int = 2, n_eta_avg: int = 5,
                  n_infer_burn: int = 30, n_infer_avg: int = 20, trace: bool = False,
                  random_state=None, verbose: int = 0, checkpoint_every: int = 0, checkpoint_path=None,
@@ -300,6 +303,7 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
         self.c = c
         self.margin = margin
         self.sigma2 = sigma2
+        self.positive_cost = positive_cost
         self.loss = loss
         self.strategy = strategy
         self.n_jobs = n_jobs
@@ -329,6 +333,8 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
         if self.margin != "auto":
             _check(self.margin, "margin", numbers.Real, 0)
         _check(self.sigma2, "sigma2", numbers.Real, 0, low_open=True)
+        if self.positive_cost != "auto":
+            _check(self.positive_cost, "positive_cost", numbers.Real, 0, low_open=True)
         _check(self.n_eta_avg, "n_eta_avg", numbers.Integral, 1)
         if self.loss not in CLASSIFICATION_LOSSES:
             raise ValueError(f"loss must be one of {list(CLASSIFICATION_LOSSES)} for classification, "
@@ -345,6 +351,12 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
         if self.loss == "logistic":
             return LOGISTIC_BINARY_C if n_tasks == 1 else LOGISTIC_MULTI_C
         return HINGE_C
+
+    def _resolved_positive_cost(self, multilabel: bool) -> float:
+        """positive_cost, or by default 1 (the papers' loss) unless the labels are multi-label."""
+        if self.positive_cost != "auto":
+            return float(self.positive_cost)
+        return MULTILABEL_POSITIVE_COST if multilabel else 1.0
 
     def _resolved_margin(self, n_tasks: int) -> float:
         if self.margin != "auto":
@@ -364,6 +376,7 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
         corpus, indicator = _fit_corpus(self, X, indicator)
         n_tasks = indicator.shape[1]
         self.c_, self.margin_ = self._resolved_c(n_tasks), self._resolved_margin(n_tasks)
+        self.positive_cost_ = self._resolved_positive_cost(self.multilabel_)
         if self.strategy == "ovr" and n_tasks > 1:
             self.estimators_ = None
             fit_ovr(self, corpus, indicator)
@@ -374,7 +387,7 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
 
     def _fit_tasks(self, corpus: Corpus, indicator: np.ndarray, rng) -> SamplerState:
         """Multi-task training on one shared set of topics; returns the final sampler state."""
-        loss = make_loss(self.loss, self.c_, self.margin_)
+        loss = make_loss(self.loss, self.c_, self.margin_, positive_cost=self.positive_cost_)
         targets = loss.encode(indicator)
         truth = self._codes(indicator.astype(np.float64) - 0.5)
         supervision = Supervision(loss, targets, 1.0 / self.sigma2,

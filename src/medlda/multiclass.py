@@ -72,6 +72,7 @@ def _fit_binary(model, corpus, column: np.ndarray, seed: int):
     model.classes_ = np.array([0, 1])
     model.multilabel_ = False
     model.c_, model.margin_ = model._resolved_c(1), model._resolved_margin(1)
+    model.positive_cost_ = model._resolved_positive_cost(False)
     state = model._fit_tasks(corpus, column[:, None], np.random.default_rng(seed))
     omega = state.zbar() @ model.eta_.T
     del model._fit_input, model._sampler
@@ -82,12 +83,12 @@ _SUB_RUN = {"checkpoint_every": 0, "checkpoint_path": None, "resume": False, "ba
 
 
 def _sub_template(parent):
-    """An unfitted binary sub-model: the parent's parameters with c and margin resolved, one
-    process, no checkpoints of its own."""
+    """An unfitted binary sub-model: the parent's parameters with c, margin and positive_cost
+    resolved, one process, no checkpoints of its own."""
     from sklearn.base import clone
 
     template = clone(parent).set_params(strategy="multitask", n_jobs=1, verbose=0, c=parent.c_,
-                                        margin=parent.margin_)
+                                        margin=parent.margin_, positive_cost=parent.positive_cost_)
     params = template.get_params()
     return template.set_params(**{k: v for k, v in _SUB_RUN.items() if k in params})
 
@@ -172,7 +173,7 @@ def unstack_ovr(parent) -> None:
         m.vocabulary_ = parent.vocabulary_
         m.classes_ = np.array([0, 1])
         m.multilabel_ = False
-        m.c_, m.margin_ = parent.c_, parent.margin_
+        m.c_, m.margin_, m.positive_cost_ = parent.c_, parent.margin_, parent.positive_cost_
         m._phi_cache = None
         subs.append(m)
     parent.estimators_ = subs

@@ -55,6 +55,7 @@ def save_model(model, path) -> None:
     if name == "MedLDAClassifier":
         arrays["classes"] = np.asarray(model.classes_)
         meta.update(train_accuracy=model.train_accuracy_, c_=model.c_, margin_=model.margin_,
+                    positive_cost_=model.positive_cost_,
                     multilabel=bool(model.multilabel_), ovr=bool(getattr(model, "estimators_", None)))
         if meta["ovr"]:
             meta["ovr_models"] = [{"fit_stats": m.fit_stats_, "log_joint": m.log_joint_, "trace": m.trace_}
@@ -145,6 +146,7 @@ def _rebuild_classifier(path: Path, model, meta: dict, arrays: dict, K: int) -> 
     model.train_accuracy_ = meta.get("train_accuracy")
     model.c_ = meta["c_"] if "c_" in meta else model._resolved_c(T)
     model.margin_ = meta["margin_"] if "margin_" in meta else model._resolved_margin(T)
+    model.positive_cost_ = meta.get("positive_cost_", model._resolved_positive_cost(multilabel))
     if meta.get("ovr"):
         unstack_ovr(model)
         for sub, info in zip(model.estimators_, meta.get("ovr_models", [])):

@@ -2,8 +2,10 @@
 
 ModApte: documents with ``TOPICS="YES"``, ``LEWISSPLIT="TRAIN"`` or ``"TEST"`` (9,603 / 3,299);
 the 90 categories that occur in at least one training and one test document; documents keeping at
-least one of them (7,770 / 3,019). The text of a document is its title and body. Reads the
-``reuters21578.tar.gz`` archive or its extracted folder, from any path.
+least one of them (7,770 / 3,019). The text of a document is its title and body; documents of
+``<TEXT TYPE="UNPROC">`` have neither (their text sits directly in ``<TEXT>``, tables and all), so
+theirs is the whole ``<TEXT>`` content. Reads the ``reuters21578.tar.gz`` archive or its extracted
+folder, from any path.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ _TOPICS = re.compile(r"<TOPICS>(.*?)</TOPICS>", re.S)
 _D = re.compile(r"<D>(.*?)</D>", re.S)
 _TITLE = re.compile(r"<TITLE>(.*?)</TITLE>", re.S)
 _BODY = re.compile(r"<BODY>(.*?)</BODY>", re.S)
+_TEXT = re.compile(r"<TEXT\b[^>]*>(.*?)</TEXT>", re.S)
+_TAG = re.compile(r"<[^>]*>")
 SPLITS = {"train": "TRAIN", "test": "TEST"}
 
 
@@ -74,6 +78,9 @@ def parse_sgml(text: str, name: str = "<sgml>") -> list[ReutersDoc]:
         cats = tuple(d.strip() for d in _D.findall(topics.group(1))) if topics else ()
         title, text_body = _TITLE.search(body), _BODY.search(body)
         parts = [html.unescape(m.group(1)) for m in (title, text_body) if m]
+        if not parts:  # TYPE="UNPROC": untagged text inside <TEXT>
+            whole = _TEXT.search(body)
+            parts = [html.unescape(_TAG.sub(" ", whole.group(1)))] if whole else []
         split = "train" if attrs["LEWISSPLIT"] == "TRAIN" else "test"
         docs.append(ReutersDoc(int(attrs["NEWID"]), split, cats, "\n".join(parts)))
     return docs
