@@ -22,8 +22,9 @@ def build_alias(weights, prob, alias, q, small, large):
         total += weights[k]
     n_small = 0
     n_large = 0
+    scale = 1.0 / total if total > 0 else 0.0
     for k in range(n):
-        q[k] = weights[k] / total if total > 0 else 1.0 / n
+        q[k] = weights[k] * scale if total > 0 else 1.0 / n
         prob[k] = q[k] * n
         alias[k] = k
         if prob[k] < 1.0:

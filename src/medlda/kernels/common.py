@@ -46,28 +46,12 @@ def move_task_terms(eta_kt, b, p, k, sign):
 def topic_g(eta_kt, b, p, k):
     """G_d(k) of SPEC (3) given p from ``doc_task_terms`` (with m = m_d^{-di}):
     sum_t eta_tk (p_t - b_t eta_tk). ``eta_kt`` is eta transposed (K, T), so one topic's weights
-    are contiguous; four partial sums break the chain of dependent additions."""
-    n_tasks = eta_kt.shape[1]
-    s0 = 0.0
-    s1 = 0.0
-    s2 = 0.0
-    s3 = 0.0
-    t = 0
-    while t + 4 <= n_tasks:
-        e0 = eta_kt[k, t]
-        e1 = eta_kt[k, t + 1]
-        e2 = eta_kt[k, t + 2]
-        e3 = eta_kt[k, t + 3]
-        s0 += e0 * (p[t] - b[t] * e0)
-        s1 += e1 * (p[t + 1] - b[t + 1] * e1)
-        s2 += e2 * (p[t + 2] - b[t + 2] * e2)
-        s3 += e3 * (p[t + 3] - b[t + 3] * e3)
-        t += 4
-    while t < n_tasks:
-        e0 = eta_kt[k, t]
-        s0 += e0 * (p[t] - b[t] * e0)
-        t += 1
-    return (s0 + s1) + (s2 + s3)
+    are contiguous; the light kernels compile with reassociation, so the sum is vectorized."""
+    s = 0.0
+    for t in range(eta_kt.shape[1]):
+        e = eta_kt[k, t]
+        s += e * (p[t] - b[t] * e)
+    return s
 
 
 @njit(cache=True, inline="always")
