@@ -98,13 +98,14 @@ def ratios(rows: list[dict]) -> dict:
         table = {(r["sampler"], r["n_topics"]): r for r in rows if r["task"] == task}
         ks = sorted({k for _, k in table})
         for name in ("light-partial", "light-collapsed"):
-            for k in ks:
+            mine = [k for k in ks if (name, k) in table]
+            for k in mine:
                 if ("gibbs", k) in table and (name, k) in table:
                     out[f"{task}/{name}/speedup_vs_gibbs/K={k}"] = (
                         table[("gibbs", k)]["seconds_per_iter"] / table[(name, k)]["seconds_per_iter"])
             pairs = [(1000, 100)] if (name, 1000) in table and (name, 100) in table else []
-            if len(ks) > 1:
-                pairs.append((ks[-1], ks[0]))
+            if len(mine) > 1:
+                pairs.append((mine[-1], mine[0]))
             for high, low in dict.fromkeys(pairs):
                 out[f"{task}/{name}/seconds_ratio_K={high}_vs_K={low}"] = (
                     table[(name, high)]["seconds_per_iter"] / table[(name, low)]["seconds_per_iter"])
