@@ -12,7 +12,7 @@ from .kernels.eta import coordinate_eta_sweeps
 from .kernels.gibbs import gibbs_sweep
 from .kernels.inference import infer_doc_topic
 from .kernels.light import (PROPOSAL_MODES, light_infer_doc_topic, light_sweep_collapsed,
-                            light_sweep_collapsed_parallel, light_sweep_exact)
+                            light_sweep_collapsed_parallel, light_sweep_exact, light_sweep_exact_parallel)
 from .kernels.rng import DOCS_PER_STREAM, make_streams
 from .kernels.word_hash import compact_and_build, hash_from_dense, new_word_meta, spill_bound
 
@@ -107,9 +107,12 @@ class Light:
             else:
                 phi = np.ascontiguousarray(phi_wk, dtype=np.float64)
                 build_alias_rows(phi, prob, alias, np.empty(phi.shape))
-            light_sweep_exact(chunks, state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k,
-                              state.alpha, a_prob, a_alias, phi, prob, alias, eta, kappa, w, mode,
-                              self.n_mh, state.streams, moved, moved_from)
+            args = (state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k, state.alpha, a_prob,
+                    a_alias, phi, prob, alias, eta, kappa, w, mode, self.n_mh, state.streams, moved, moved_from)
+            if chunks.size > 2:
+                light_sweep_exact_parallel(chunks, *args)
+            else:
+                light_sweep_exact(*args)
             return
         table = self._word_hash(state)
         word_meta, slots, _, spill, word_table, inv_frozen = table

@@ -53,21 +53,42 @@ def _task_sweeps(t, ptr, doc, value, kappa_t, w_t, omega_t, eta, nu, normals):
             eta[t, k] = e_new
 
 
-@njit(cache=True, parallel=True)
-def coordinate_eta_sweeps(zbar_kd, kappa, w, omega, eta, nu, normals, n_threads=1):
-    """``normals.shape[0]`` sweeps over every eta_tk, each drawn from its Gaussian conditional.
-
-    ``zbar_kd`` is zbar transposed (K, D); ``omega`` (D, T) must equal zbar @ eta.T on entry and
-    is kept equal; ``normals`` (S, T, K) are standard normal draws. Leaves (4) invariant. Tasks are
-    independent given zbar, so they are split across ``n_threads`` threads with the same result.
-    """
-    n_tasks = eta.shape[0]
+@njit(cache=True)
+def _task_inputs(zbar_kd, kappa, w, omega):
+    """zbar's sparse topic columns and task-major copies of kappa, w and omega."""
     ptr, doc, value = _topic_columns(zbar_kd)
-    kappa_td = np.ascontiguousarray(kappa.T)
-    w_td = np.ascontiguousarray(w.T)
-    omega_td = np.ascontiguousarray(omega.T)
-    n_chunks = max(1, min(n_threads, n_tasks))
+    return ptr, doc, value, np.ascontiguousarray(kappa.T), np.ascontiguousarray(w.T), np.ascontiguousarray(omega.T)
+
+
+@njit(cache=True)
+def _sweeps_serial(zbar_kd, kappa, w, omega, eta, nu, normals):
+    ptr, doc, value, kappa_td, w_td, omega_td = _task_inputs(zbar_kd, kappa, w, omega)
+    for t in range(eta.shape[0]):
+        _task_sweeps(t, ptr, doc, value, kappa_td[t], w_td[t], omega_td[t], eta, nu, normals)
+    omega[:, :] = omega_td.T
+
+
+@njit(cache=True, parallel=True)
+def _sweeps_parallel(zbar_kd, kappa, w, omega, eta, nu, normals, n_chunks):
+    ptr, doc, value, kappa_td, w_td, omega_td = _task_inputs(zbar_kd, kappa, w, omega)
+    n_tasks = eta.shape[0]
     for c in prange(n_chunks):
         for t in range(c, n_tasks, n_chunks):
             _task_sweeps(t, ptr, doc, value, kappa_td[t], w_td[t], omega_td[t], eta, nu, normals)
     omega[:, :] = omega_td.T
+
+
+def coordinate_eta_sweeps(zbar_kd, kappa, w, omega, eta, nu, normals, n_threads: int = 1) -> None:
+    """``normals.shape[0]`` sweeps over every eta_tk, each drawn from its Gaussian conditional.
+
+    ``zbar_kd`` is zbar transposed (K, D); ``omega`` (D, T) must equal zbar @ eta.T on entry and
+    is kept equal; ``normals`` (S, T, K) are standard normal draws. Leaves (4) invariant. Tasks are
+    independent given zbar, so they are split across ``n_threads`` threads with the same result;
+    one thread runs no parallel region at all (waking numba's thread pool costs milliseconds per
+    call when the other cores are busy).
+    """
+    n_chunks = max(1, min(int(n_threads), eta.shape[0]))
+    if n_chunks == 1:
+        _sweeps_serial(zbar_kd, kappa, w, omega, eta, nu, normals)
+    else:
+        _sweeps_parallel(zbar_kd, kappa, w, omega, eta, nu, normals, n_chunks)

@@ -415,15 +415,25 @@ def light_sweep_collapsed_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k
                     slots if n_chunks > 1 else slots[:0], top)
 
 
-@njit(cache=True, parallel=True)
-def light_sweep_exact(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_alias,
-                      phi_wk, word_prob, word_alias, eta, kappa, w, mode, n_mh, streams, moved, moved_from):
+@njit(cache=True)
+def light_sweep_exact(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_alias, phi_wk, word_prob,
+                      word_alias, eta, kappa, w, mode, n_mh, streams, moved, moved_from):
     """One MH sweep of the partially collapsed light sampler (SPEC (2b)); counts, z and streams
     updated in place. Target per token: (n_dk^- + alpha_k) phi_kw exp(G_d(k)). Word tables
     (prob, alias per word, (V, K)) draw k proportional to phi_kw, which cancels in the word ratio;
     the exp table comes from G_d with m_dt = 0 (a per-sweep constant), so no proposal depends on
-    the current Z. The stream blocks split at ``chunks`` (C + 1,) run in parallel; the result does
-    not depend on C (documents are independent given phi)."""
+    the current Z."""
+    n_moved = _exact_blocks(0, streams.size, word_ids, doc_ptr, z, n_dk, alpha, alpha_prob, alpha_alias, phi_wk,
+                            word_prob, word_alias, eta, kappa, w, mode, n_mh, streams, moved, moved_from)
+    _apply_exact_moves(word_ids, z, moved, moved_from, 0, n_moved, n_wk, n_k)
+
+
+@njit(cache=True, parallel=True)
+def light_sweep_exact_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_alias,
+                               phi_wk, word_prob, word_alias, eta, kappa, w, mode, n_mh, streams, moved,
+                               moved_from):
+    """``light_sweep_exact`` with the stream blocks split at ``chunks`` (C + 1,) across threads;
+    the result does not depend on C (documents are independent given phi)."""
     n_chunks = chunks.size - 1
     counts = np.empty(n_chunks, np.int64)
     for c in prange(n_chunks):
@@ -432,8 +442,14 @@ def light_sweep_exact(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alph
                                   streams, moved, moved_from)
     for c in range(n_chunks):
         move_start = _block_docs(chunks[c], chunks[c + 1], doc_ptr)[2]
-        apply_moves(word_ids, z, moved, moved_from, move_start, counts[c], n_wk, n_k,
-                    np.empty((0, 8), np.int64), np.empty(0, np.int32), np.empty(1, np.int64))
+        _apply_exact_moves(word_ids, z, moved, moved_from, move_start, counts[c], n_wk, n_k)
+
+
+@njit(cache=True)
+def _apply_exact_moves(word_ids, z, moved, moved_from, start, count, n_wk, n_k):
+    """The logged moves into the dense counts (the exact variant keeps no hash)."""
+    apply_moves(word_ids, z, moved, moved_from, start, count, n_wk, n_k,
+                np.empty((0, 8), np.int64), np.empty(0, np.int32), np.empty(1, np.int64))
 
 
 @njit(cache=True)
