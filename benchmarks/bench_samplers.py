@@ -11,7 +11,7 @@ iteration, tokens/s (training tokens x iterations / sampling seconds), JIT compi
 and the ratios of interest measured in this one run.
 
     python benchmarks/bench_samplers.py > bench.json          # everything (about an hour)
-    python benchmarks/bench_samplers.py --ks 20,100,400 --iters 20 --lda-iters 5 --skip-sensitivity
+    python benchmarks/bench_samplers.py --ks 20,100,400 --iters 20 --lda-iters 10 --skip-sensitivity
 """
 
 from __future__ import annotations
@@ -68,9 +68,18 @@ def unsupervised_runs(archive: Path, ks: list[int], n_iter: int, seed: int, samp
             model = LDA(k, n_iter=n_iter, random_state=seed, trace=True, **SAMPLERS[name]).fit(train)
             climb = [[round(t["seconds"], 3), t["log_joint"]] for t in model.trace_]
             rows.append(_row("lda-full", name, k, n_iter, model.fit_stats_, log_joint=model.log_joint_,
+                             tokens_per_second_second_half=_second_half_rate(model.trace_, train.n_tokens),
                              seconds_log_joint=climb))
             print(json.dumps({k: v for k, v in rows[-1].items() if k != "seconds_log_joint"}), file=sys.stderr)
     return rows
+
+
+def _second_half_rate(trace: list[dict], n_tokens: int) -> float:
+    """Tokens per second over the second half of the iterations: the speed once the chain has left
+    its random start (the first sweeps move most tokens and cost more)."""
+    seconds = [0.0] + [t["seconds"] for t in trace]
+    half = len(trace) // 2
+    return n_tokens * (len(trace) - half) / (seconds[-1] - seconds[half])
 
 
 def sensitivity_runs(data, k: int, n_iter: int, seed: int, variant: str) -> list[dict]:
@@ -117,7 +126,7 @@ def main() -> None:
     p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="20news-bydate.tar.gz")
     p.add_argument("--ks", default="10,20,50,100,200,400,1000")
     p.add_argument("--iters", type=int, default=50, help="iterations of the supervised runs")
-    p.add_argument("--lda-iters", type=int, default=5, help="iterations of the unsupervised runs")
+    p.add_argument("--lda-iters", type=int, default=30, help="iterations of the unsupervised runs")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--samplers", default=",".join(SAMPLERS), help="subset of " + ",".join(SAMPLERS))
     p.add_argument("--skip-binary", action="store_true")
