@@ -185,9 +185,12 @@ def warm_up() -> float:
     state.log_joint()
     for simulation in ("backward", "nested"):  # blocked Gibbs: unsupervised LDA only
         BlockedGibbs(simulation).sweep(state, np.zeros((0, 2)), np.zeros((2, 0)), np.zeros((2, 0)), rng)
-    # the threaded collapsed sweep only runs with two or more stream blocks of documents
+    # the threaded kernels only run with two or more stream blocks of documents (or tasks)
     many = SamplerState.initialize(np.zeros(300, np.int32), np.arange(301, dtype=np.int64), 1, 2,
                                    np.full(2, 0.5), 0.1, rng)
-    Light("collapsed", n_jobs=2).sweep(many, np.zeros((0, 2)), np.zeros((300, 0)), np.zeros((300, 0)), rng)
+    for variant in ("collapsed", "partial"):
+        threaded = Light(variant, n_jobs=2)
+        threaded.sweep(many, np.zeros((0, 2)), np.zeros((300, 0)), np.zeros((300, 0)), rng)
+    threaded.draw_eta(many, np.ones((2, 2)), np.ones((300, 2)), np.ones((300, 2)), 1.0, rng)  # tasks on threads
     _COMPILE_SECONDS = time.perf_counter() - tic
     return _COMPILE_SECONDS
