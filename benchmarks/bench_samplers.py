@@ -10,7 +10,7 @@ For each K and sampler (gibbs, light partially collapsed, light collapsed): seco
 iteration, tokens/s (training tokens x iterations / sampling seconds), JIT compile time apart,
 and the ratios of interest measured in this one run.
 
-    python benchmarks/bench_samplers.py > bench.json          # everything (about an hour)
+    python benchmarks/bench_samplers.py > bench.json          # everything (about 15 minutes)
     python benchmarks/bench_samplers.py --ks 20,100,400 --iters 20 --lda-iters 10 --skip-sensitivity
 """
 
