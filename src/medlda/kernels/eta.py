@@ -62,6 +62,7 @@ def _task_inputs(zbar_kd, kappa, w, omega):
 
 @njit(cache=True)
 def _sweeps_serial(zbar_kd, kappa, w, omega, eta, nu, normals):
+    """``coordinate_eta_sweeps`` on the calling thread, one task after the other."""
     ptr, doc, value, kappa_td, w_td, omega_td = _task_inputs(zbar_kd, kappa, w, omega)
     for t in range(eta.shape[0]):
         _task_sweeps(t, ptr, doc, value, kappa_td[t], w_td[t], omega_td[t], eta, nu, normals)
@@ -70,6 +71,7 @@ def _sweeps_serial(zbar_kd, kappa, w, omega, eta, nu, normals):
 
 @njit(cache=True, parallel=True)
 def _sweeps_parallel(zbar_kd, kappa, w, omega, eta, nu, normals, n_chunks):
+    """``coordinate_eta_sweeps`` with the tasks dealt round-robin to ``n_chunks`` threads."""
     ptr, doc, value, kappa_td, w_td, omega_td = _task_inputs(zbar_kd, kappa, w, omega)
     n_tasks = eta.shape[0]
     for c in prange(n_chunks):
