@@ -72,6 +72,17 @@ def find_slot(slots, base, mask, k):
         h = (h + 1) & mask
 
 
+@njit(cache=True, inline="always")
+def _place(slots, base, mask, k, cur, frozen):
+    """Put topic k, absent from the block at ``base``, at its free slot with the given counts;
+    returns the slot."""
+    j = -find_slot(slots, base, mask, k) - 1
+    slots[3 * j] = k
+    slots[3 * j + CUR] = cur
+    slots[3 * j + FROZEN] = frozen
+    return j
+
+
 @njit(cache=True)
 def _relocate(word_meta, slots, top, v, k):
     """Move word v's block to a block twice the size at the end of the spill area (top[0]);
@@ -89,10 +100,7 @@ def _relocate(word_meta, slots, top, v, k):
     for j in range(old_base, old_base + old_cap):
         key = slots[3 * j]
         if key != EMPTY:
-            jn = -find_slot(slots, base, mask, key) - 1
-            slots[3 * jn] = key
-            slots[3 * jn + CUR] = slots[3 * j + CUR]
-            slots[3 * jn + FROZEN] = slots[3 * j + FROZEN]
+            _place(slots, base, mask, key, slots[3 * j + CUR], slots[3 * j + FROZEN])
     word_meta[v, BASE] = base
     word_meta[v, MASK] = mask
     return -find_slot(slots, base, mask, k) - 1
@@ -147,10 +155,7 @@ def hash_from_dense(n_wk, spill, word_meta):
         for k in range(n_topics):
             c = n_wk[v, k]
             if c > 0:
-                j = -find_slot(slots, base, mask, k) - 1
-                slots[3 * j] = k
-                slots[3 * j + CUR] = c
-                slots[3 * j + FROZEN] = c
+                _place(slots, base, mask, k, c, c)
     return slots, top
 
 
@@ -206,10 +211,7 @@ def compact_and_build(word_meta, slots, spill, n_k, beta, vbeta, word_table, inv
             k = slots[3 * j]
             c = slots[3 * j + CUR]
             if k != EMPTY and c > 0:
-                jn = -find_slot(new_slots, base, mask, k) - 1
-                new_slots[3 * jn] = k
-                new_slots[3 * jn + CUR] = c
-                new_slots[3 * jn + FROZEN] = c
+                _place(new_slots, base, mask, k, c, c)
                 topics[n] = k
                 weights[n] = c * inv_frozen[k]
                 n += 1
