@@ -13,7 +13,7 @@ from exact import (FALSE_ALARM, all_states, chi_square_pvalue, lda_log_joint, no
                    state_index, token_arrays, zbar_of)
 from medlda.classifier import draw_eta_exact
 from medlda.kernels.alias import alias_draws, build_alias_rows
-from medlda.kernels.eta import coordinate_eta_sweeps
+from medlda.kernels.eta import _topic_columns, columns_omega, coordinate_eta_sweeps, topic_columns_from_counts
 from medlda.samplers import ExactGibbs, Light
 from medlda.training import SamplerState
 
@@ -138,6 +138,22 @@ def test_coordinate_gibbs_eta_leaves_gaussian_invariant_and_converges():
                 assert stats.kstest(white[:, j], "norm").pvalue > FALSE_ALARM
     stuck = np.zeros((3000, 2, n_topics)) + rng.normal(scale=1e-3, size=(3000, 2, n_topics))
     assert stats.kstest((whitened(stuck)[0] ** 2).sum(1), stats.chi2(n_topics).cdf).pvalue < FALSE_ALARM
+
+
+def test_topic_columns_from_counts_equal_dense_zbar_columns():
+    """The eta draw reads zbar's sparse topic columns straight from n_dk; they must be the dense
+    zbar's, bit for bit (empty documents included), and omega from them zbar @ eta.T."""
+    rng = np.random.default_rng(11)
+    n_dk = rng.poisson(0.7, size=(40, 9)).astype(np.int32)
+    n_dk[3] = 0
+    lengths = n_dk.sum(1)
+    zbar = n_dk / np.maximum(lengths, 1)[:, None]
+    got = topic_columns_from_counts(n_dk, lengths)
+    want = _topic_columns(np.ascontiguousarray(zbar.T))
+    for a, b in zip(got, want):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    eta = rng.normal(size=(4, 9))
+    assert np.allclose(columns_omega(*got, eta, 40), zbar @ eta.T, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("sampler", [ExactGibbs(), Light()], ids=["gibbs", "light"])

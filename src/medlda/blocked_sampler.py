@@ -96,7 +96,7 @@ class BlockedGibbs:
                       state.z, state.n_dk, state.n_wk, state.n_k, state.alpha, state.beta, state.vbeta,
                       BLOCK_SIMULATIONS[self.simulation], tree, state.streams, table, work, iwork)
 
-    def draw_eta(self, state, eta, kappa, w, nu, rng) -> np.ndarray:
+    def draw_eta(self, state, eta, kappa, w, nu, rng) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("the blocked sampler is for unsupervised LDA only: it has no classifier")
 
     def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng) -> np.ndarray:

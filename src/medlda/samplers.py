@@ -29,8 +29,10 @@ class ExactGibbs:
         gibbs_sweep(state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k,
                     state.alpha, state.beta, state.vbeta, eta, kappa, w, state.streams)
 
-    def draw_eta(self, state, eta, kappa, w, nu, rng) -> np.ndarray:
-        return draw_eta_exact(state.zbar(), kappa, w, nu, rng)
+    def draw_eta(self, state, eta, kappa, w, nu, rng) -> tuple[np.ndarray, np.ndarray]:
+        """eta from its exact Gaussian conditional, and omega = zbar @ eta.T (D, T) with it."""
+        eta = draw_eta_exact(state.zbar(), kappa, w, nu, rng)
+        return eta, state.omega(eta)
 
     def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng) -> np.ndarray:
         """Averaged doc-topic counts (D, K) of new documents given phi (SPEC §7)."""
@@ -134,13 +136,15 @@ class Light:
             self._moves = (np.empty(n_tokens, np.int64), np.empty(n_tokens, np.int32))
         return self._moves
 
-    def draw_eta(self, state, eta, kappa, w, nu, rng) -> np.ndarray:
-        zbar = state.zbar()
+    def draw_eta(self, state, eta, kappa, w, nu, rng) -> tuple[np.ndarray, np.ndarray]:
+        """n_gibbs coordinate Gibbs sweeps over eta (SPEC §5) on zbar's sparse topic columns;
+        returns eta and omega = zbar @ eta.T (D, T) for it."""
+        columns = state.topic_columns()
         eta = eta.copy()
-        omega = zbar @ eta.T
+        omega = state.omega(eta, columns)
         normals = rng.standard_normal((self.n_gibbs,) + eta.shape)
-        coordinate_eta_sweeps(np.ascontiguousarray(zbar.T), kappa, w, omega, eta, nu, normals, int(self.n_jobs))
-        return eta
+        coordinate_eta_sweeps(columns, kappa, w, omega, eta, nu, normals, int(self.n_jobs))
+        return eta, state.omega(eta, columns)  # summed afresh: the sweeps' running omega drifts in the last bits
 
     def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng) -> np.ndarray:
         prob, alias = np.empty(phi_wk.shape), np.empty(phi_wk.shape, np.int32)

@@ -14,6 +14,7 @@ import numpy as np
 
 from .blocked_sampler import BlockedGibbs
 from .kernels.counts import fill_counts
+from .kernels.eta import columns_omega, topic_columns_from_counts
 from .kernels.measures import log_joint
 from .kernels.rng import make_streams
 from .mixing import CompletionSplit
@@ -60,6 +61,17 @@ class SamplerState:
     def zbar(self) -> np.ndarray:
         """Normalized topic counts per document (D, K)."""
         return self.n_dk / np.maximum(self.doc_lengths, 1)[:, None]
+
+    def topic_columns(self) -> tuple:
+        """zbar as sparse topic columns (ptr, doc, value), read from n_dk: what the eta draw and
+        ``omega`` work on, O(DK) to build and O(nnz) to use."""
+        return topic_columns_from_counts(self.n_dk, self.doc_lengths)
+
+    def omega(self, eta: np.ndarray, columns: tuple | None = None) -> np.ndarray:
+        """The discriminants omega = zbar @ eta.T (D, T), always summed the same way (a resumed
+        run must draw the same aux as an uninterrupted one)."""
+        columns = self.topic_columns() if columns is None else columns
+        return columns_omega(*columns, np.asarray(eta, dtype=np.float64), self.n_dk.shape[0])
 
     def log_joint(self) -> float:
         """log p(W, Z) with theta and phi collapsed (SPEC §9)."""
@@ -125,22 +137,24 @@ def train(state: SamplerState, supervision: Supervision | None, *, n_iter: int, 
     trace = []
     seconds = 0.0
     n_tokens = state.word_ids.size
+    # omega = zbar @ eta.T of the current state; draw_eta returns it for the state it saw and the
+    # eta it drew, so the next iteration's aux and the training metric need no zbar of their own
+    omega = state.omega(supervision.eta) if supervision is not None else None
     for it in range(start_iteration, n_iter):
         tic = time.perf_counter()
         if supervision is None:
             sampler.sweep(state, *no_tasks, rng)
         else:
-            omega = state.zbar() @ supervision.eta.T
             kappa, w = supervision.loss.draw_aux(omega, supervision.targets, rng)
             kappa, w = np.ascontiguousarray(kappa), np.ascontiguousarray(w)
             sampler.sweep(state, supervision.eta, kappa, w, rng)
-            supervision.eta = sampler.draw_eta(state, supervision.eta, kappa, w, supervision.nu, rng)
+            supervision.eta, omega = sampler.draw_eta(state, supervision.eta, kappa, w, supervision.nu, rng)
             if it >= n_iter - n_eta_keep:
                 kept.append(supervision.eta.copy())
         seconds += time.perf_counter() - tic
         info = IterationInfo(it + 1, n_iter, seconds, n_tokens * (it + 1 - start_iteration) / max(seconds, 1e-12))
         if supervision is not None and supervision.metric is not None:
-            info.train_accuracy = supervision.metric(state.zbar() @ supervision.eta.T)
+            info.train_accuracy = supervision.metric(omega)
         measured = (it + 1) % max(measure_every, 1) == 0 or it + 1 == n_iter
         if measure_log_joint and measured:
             info.log_joint = state.log_joint()

@@ -32,6 +32,48 @@ def _topic_columns(zbar_kd):
 
 
 @njit(cache=True)
+def topic_columns_from_counts(n_dk, doc_lengths):
+    """zbar_dk = n_dk / N_d as sparse topic columns (ptr, doc, value), as ``_topic_columns``
+    gives, read straight from the doc-topic counts (D, K) row by row: no dense (D, K) zbar and no
+    transposed copy (at K = 400 on 20 Newsgroups those cost more than the eta draw)."""
+    n_docs, n_topics = n_dk.shape
+    ptr = np.zeros(n_topics + 1, np.int64)
+    for d in range(n_docs):
+        for k in range(n_topics):
+            if n_dk[d, k] != 0:
+                ptr[k + 1] += 1
+    for k in range(n_topics):
+        ptr[k + 1] += ptr[k]
+    cursor = ptr[:-1].copy()
+    doc = np.empty(ptr[-1], np.int64)
+    value = np.empty(ptr[-1])
+    for d in range(n_docs):
+        length = max(doc_lengths[d], 1)
+        for k in range(n_topics):
+            c = n_dk[d, k]
+            if c != 0:
+                j = cursor[k]
+                doc[j] = d
+                value[j] = c / length  # as SamplerState.zbar divides: the same bits
+                cursor[k] = j + 1
+    return ptr, doc, value
+
+
+@njit(cache=True)
+def columns_omega(ptr, doc, value, eta, n_docs):
+    """omega = zbar @ eta.T (D, T) from zbar's sparse topic columns: O(nnz * T)."""
+    n_tasks = eta.shape[0]
+    omega = np.zeros((n_docs, n_tasks))
+    for k in range(ptr.size - 1):
+        for j in range(ptr[k], ptr[k + 1]):
+            d = doc[j]
+            x = value[j]
+            for t in range(n_tasks):
+                omega[d, t] += x * eta[t, k]
+    return omega
+
+
+@njit(cache=True)
 def _task_sweeps(t, ptr, doc, value, kappa_t, w_t, omega_t, eta, nu, normals):
     """All sweeps over eta_t. (one task): each eta_tk from its Gaussian conditional, omega_t kept
     equal to zbar @ eta_t."""
@@ -54,25 +96,24 @@ def _task_sweeps(t, ptr, doc, value, kappa_t, w_t, omega_t, eta, nu, normals):
 
 
 @njit(cache=True)
-def _task_inputs(zbar_kd, kappa, w, omega):
-    """zbar's sparse topic columns and task-major copies of kappa, w and omega."""
-    ptr, doc, value = _topic_columns(zbar_kd)
-    return ptr, doc, value, np.ascontiguousarray(kappa.T), np.ascontiguousarray(w.T), np.ascontiguousarray(omega.T)
+def _task_major(kappa, w, omega):
+    """Task-major copies of kappa, w and omega (T, D)."""
+    return np.ascontiguousarray(kappa.T), np.ascontiguousarray(w.T), np.ascontiguousarray(omega.T)
 
 
 @njit(cache=True)
-def _sweeps_serial(zbar_kd, kappa, w, omega, eta, nu, normals):
+def _sweeps_serial(ptr, doc, value, kappa, w, omega, eta, nu, normals):
     """``coordinate_eta_sweeps`` on the calling thread, one task after the other."""
-    ptr, doc, value, kappa_td, w_td, omega_td = _task_inputs(zbar_kd, kappa, w, omega)
+    kappa_td, w_td, omega_td = _task_major(kappa, w, omega)
     for t in range(eta.shape[0]):
         _task_sweeps(t, ptr, doc, value, kappa_td[t], w_td[t], omega_td[t], eta, nu, normals)
     omega[:, :] = omega_td.T
 
 
 @njit(cache=True, parallel=True)
-def _sweeps_parallel(zbar_kd, kappa, w, omega, eta, nu, normals, n_chunks):
+def _sweeps_parallel(ptr, doc, value, kappa, w, omega, eta, nu, normals, n_chunks):
     """``coordinate_eta_sweeps`` with the tasks dealt round-robin to ``n_chunks`` threads."""
-    ptr, doc, value, kappa_td, w_td, omega_td = _task_inputs(zbar_kd, kappa, w, omega)
+    kappa_td, w_td, omega_td = _task_major(kappa, w, omega)
     n_tasks = eta.shape[0]
     for c in prange(n_chunks):
         for t in range(c, n_tasks, n_chunks):
@@ -83,14 +124,16 @@ def _sweeps_parallel(zbar_kd, kappa, w, omega, eta, nu, normals, n_chunks):
 def coordinate_eta_sweeps(zbar_kd, kappa, w, omega, eta, nu, normals, n_threads: int = 1) -> None:
     """``normals.shape[0]`` sweeps over every eta_tk, each drawn from its Gaussian conditional.
 
-    ``zbar_kd`` is zbar transposed (K, D); ``omega`` (D, T) must equal zbar @ eta.T on entry and
-    is kept equal; ``normals`` (S, T, K) are standard normal draws. Leaves (4) invariant. Tasks are
-    independent given zbar, so they are split across ``n_threads`` threads with the same result;
-    one thread runs no parallel region at all (waking numba's thread pool costs milliseconds per
-    call when the other cores are busy).
+    ``zbar_kd`` is zbar transposed (K, D), dense, or already as sparse topic columns
+    (ptr, doc, value) from ``topic_columns_from_counts``; ``omega`` (D, T) must equal
+    zbar @ eta.T on entry and is kept equal; ``normals`` (S, T, K) are standard normal draws.
+    Leaves (4) invariant. Tasks are independent given zbar, so they are split across
+    ``n_threads`` threads with the same result; one thread runs no parallel region at all (waking
+    numba's thread pool costs milliseconds per call when the other cores are busy).
     """
+    ptr, doc, value = zbar_kd if isinstance(zbar_kd, tuple) else _topic_columns(zbar_kd)
     n_chunks = max(1, min(int(n_threads), eta.shape[0]))
     if n_chunks == 1:
-        _sweeps_serial(zbar_kd, kappa, w, omega, eta, nu, normals)
+        _sweeps_serial(ptr, doc, value, kappa, w, omega, eta, nu, normals)
     else:
-        _sweeps_parallel(zbar_kd, kappa, w, omega, eta, nu, normals, n_chunks)
+        _sweeps_parallel(ptr, doc, value, kappa, w, omega, eta, nu, normals, n_chunks)
