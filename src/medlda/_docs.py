@@ -59,8 +59,9 @@ PARAMS = {
                         "'epsilon' is MedLDA regression (epsilon-insensitive, two inverse-Gaussian "
                         "augmentations); 'squared' is sLDA's Gaussian response."),
     "n_eta_avg": "n_eta_avg : int, default=5\n    Predict with the average of the eta samples of the last n_eta_avg iterations.",
-    "n_infer_burn": "n_infer_burn : int, default=30\n    Gibbs sweeps over a new document's topics before averaging (SPEC §7).",
-    "n_infer_avg": "n_infer_avg : int, default=20\n    Sweeps whose doc-topic counts are averaged for a new document.",
+    "n_infer_burn": ("n_infer_burn : int, default=100\n    Sweeps over a new document's topics before averaging (SPEC §7). "
+                     "Fewer cost test accuracy: 30 lost 0.005-0.01 on 20 Newsgroups at K = 200."),
+    "n_infer_avg": "n_infer_avg : int, default=50\n    Sweeps whose doc-topic counts are averaged for a new document.",
     "trace": ("trace : bool, default=False\n    Record the log joint (SPEC §9) after every iteration in ``trace_``, "
               "a list of dicts with iteration, seconds (sampling only) and log_joint (costs O(DK + VK) "
               "each, not counted in seconds); LDA.fit(X, heldout=...) adds perplexity."),

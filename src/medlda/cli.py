@@ -85,10 +85,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="classification: c times R on each task's positive documents, for rare labels "
                         "(default: 1, the papers' loss, for one label per document; 4 for multi-label)")
     t.add_argument("--infer-burn", type=int, default=None, metavar="N",
-                   help="sweeps over a test document's topics before averaging (default 30)")
+                   help="sweeps over a test document's topics before averaging (default 100)")
     t.add_argument("--infer-avg", type=int, default=None, metavar="N",
-                   help="sweeps whose topic counts are averaged for a test document (default: 100 for "
-                        "supervised models, 20 for --unsupervised)")
+                   help="sweeps whose topic counts are averaged for a test document (default 50)")
     t.add_argument("--unsupervised", action="store_true", help="plain LDA: ignore labels")
     t.add_argument("--out", help="save the fitted model to this file")
     t.add_argument("--checkpoint", help="checkpoint file: the whole sampler state (npz + JSON), "

@@ -4,12 +4,13 @@ import numpy as np
 from numba import njit
 
 from .common import add_average, draw_from_cdf, finish_average, max_doc_length
-from .rng import DOCS_PER_STREAM, next_below
+from .rng import DOCS_PER_STREAM
 
 
 @njit(cache=True)
 def infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, streams, out):
-    """Gibbs-sample each document's z from phi_kw * (n_dk^{-i} + alpha_k).
+    """Gibbs-sample each document's z from phi_kw * (n_dk^{-i} + alpha_k), starting from
+    z_i ~ phi_kw (as the light inference does): a start nearer the posterior than uniform.
 
     After ``n_burn`` sweeps, ``out[d]`` gets the doc-topic counts n_dk averaged over ``n_avg``
     further sweeps (float; divide by N_d for zbar). ``phi_wk`` is (V, K).
@@ -26,8 +27,13 @@ def infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, streams, ou
         s = d // DOCS_PER_STREAM
         state = streams[s]
         counts[:] = 0
-        for i in range(end - start):
-            state, k = next_below(state, n_topics)
+        for i in range(end - start):  # start from each word's own topics, z_i ~ phi_kw, not uniform
+            v = word_ids[start + i]
+            total = 0.0
+            for k in range(n_topics):
+                total += phi_wk[v, k]
+                cdf[k] = total
+            state, k = draw_from_cdf(state, cdf, n_topics)
             z[i] = k
             counts[k] += 1
         for sweep in range(n_burn + n_avg):
