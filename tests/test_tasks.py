@@ -141,6 +141,24 @@ def test_positive_cost_reaches_the_loss_of_every_strategy(multiclass, multilabel
     assert est.MULTILABEL_POSITIVE_COST == 4.0
 
 
+def test_auto_margin_is_the_multilabel_one_only_for_multilabel_data(multiclass, multilabel, monkeypatch):
+    """margin='auto' gives multi-label multi-task models MULTILABEL_MARGIN (validated on Reuters)
+    and leaves the papers' multi-class margin alone; an explicit margin always wins."""
+    import medlda.estimators as est
+
+    train, y, _, _ = multiclass
+    ml_train, Y, _, _ = multilabel
+    seen, real = [], est.make_loss
+    monkeypatch.setattr(est, "make_loss", lambda *a, **k: seen.append(a[2]) or real(*a, **k))
+    for params, X, labels, expected in [(dict(), ml_train, Y, est.MULTILABEL_MARGIN),
+                                        (dict(margin=5.0), ml_train, Y, 5.0),
+                                        (dict(), train, y, est.MULTICLASS_MARGIN)]:
+        seen.clear()
+        model = MedLDAClassifier(4, n_iter=2, n_jobs=1, **FAST, **params).fit(X, labels)
+        assert seen == [expected] and model.margin_ == expected, params
+    assert est.MULTILABEL_MARGIN == 8.0 != est.MULTICLASS_MARGIN
+
+
 @pytest.mark.parametrize("params, match", [
     (dict(loss="epsilon"), "MedLDARegressor"), (dict(strategy="ova"), "strategy"), (dict(n_jobs=0), "n_jobs"),
     (dict(c="big"), "c must"), (dict(positive_cost=0.0), "positive_cost"),
