@@ -15,8 +15,7 @@ from exact import (FALSE_ALARM, all_states, chi_square_pvalue, lda_log_joint, no
                    state_index, token_arrays, zbar_of)
 from medlda.classifier import draw_eta_exact
 from medlda.kernels.measures import log_joint
-from medlda.losses import HingeLoss
-from medlda.training import SamplerState, Supervision, sweep_topics, train
+from medlda.training import SamplerState, sweep_topics
 
 DOCS = [[0, 1, 0], [1, 2]]
 V, K = 3, 2
@@ -99,43 +98,3 @@ def test_exact_eta_draw_matches_gaussian_conditional():
     assert stats.kstest((white ** 2).sum(1), stats.chi2(n_topics).cdf).pvalue > FALSE_ALARM
     wrong = (draws - mean) @ np.linalg.cholesky(precision * 1.2)
     assert stats.kstest((wrong ** 2).sum(1), stats.chi2(n_topics).cdf).pvalue < FALSE_ALARM
-
-
-def _hinge_marginal_posterior(c: float, margin: float, sigma2: float, y: np.ndarray) -> np.ndarray:
-    """p(Z) with eta integrated out numerically (K = 2: a 2-d grid) and aux integrated exactly."""
-    grid = np.linspace(-9, 9, 721)
-    e0, e1 = np.meshgrid(grid, grid, indexing="ij")
-    log_prior = -(e0 ** 2 + e1 ** 2) / (2 * sigma2)
-    logp = []
-    for z in all_states(5, K):
-        zbar = zbar_of(DOCS, z, K)
-        log_f = log_prior.copy()
-        for d in range(len(DOCS)):
-            omega = e0 * zbar[d, 0] + e1 * zbar[d, 1]
-            log_f += -2 * c * np.maximum(0.0, margin - y[d] * omega)
-        top = log_f.max()
-        logp.append(lda_log_joint(DOCS, z, K, V, ALPHA, BETA) + top + np.log(np.exp(log_f - top).sum()))
-    return normalize_log(np.array(logp))
-
-
-@pytest.mark.slow
-def test_hinge_gibbs_chain_matches_marginal_posterior_over_z():
-    """The whole chain (aux, topics, exact eta) leaves p(Z, eta, aux) invariant: compare p(Z)."""
-    c, margin, sigma2 = 0.8, 1.0, 1.0
-    y = np.array([1.0, -1.0])
-    loss = HingeLoss(c=c, margin=margin)
-
-    def step(state, rng):
-        sup = step.sup
-        train(state, sup, n_iter=1, n_eta_keep=0, rng=rng)
-
-    word_ids, doc_ptr = token_arrays(DOCS)
-    rng = np.random.default_rng(3)
-    hist = np.zeros(K ** 5)
-    for _ in range(3000):
-        state = SamplerState.initialize(word_ids, doc_ptr, V, K, np.full(K, ALPHA), BETA, rng)
-        sup = Supervision(loss, y[:, None], 1.0 / sigma2, rng.normal(size=(1, K)))
-        train(state, sup, n_iter=25, n_eta_keep=0, rng=rng)
-        hist[state_index(state.z, K)] += 1
-    assert chi_square_pvalue(hist, _hinge_marginal_posterior(c, margin, sigma2, y)) > FALSE_ALARM
-    assert chi_square_pvalue(hist, _hinge_marginal_posterior(c * 3, margin, sigma2, y)) < FALSE_ALARM

@@ -206,8 +206,6 @@ def _chain_histogram(sampler, loss, y, n_chains: int, n_iter: int, seed: int) ->
 @pytest.mark.parametrize("name", sorted(CHAIN_CASES))
 def test_whole_chain_matches_marginal_posterior_for_every_loss(name, sampler):
     """aux, topics and eta together leave p(Z, eta, aux) invariant: compare p(Z) with the truth."""
-    if name == "hinge" and sampler == "gibbs":
-        pytest.skip("covered by test_exact_samplers.test_hinge_gibbs_chain_matches_marginal_posterior_over_z")
     params, y = CHAIN_CASES[name]
     smp = ExactGibbs() if sampler == "gibbs" else Light("partial", "mixture", n_mh=4)
     hist = _chain_histogram(smp, make_loss(name, **params), y, 1500, 15, sorted(CHAIN_CASES).index(name))
