@@ -156,12 +156,12 @@ def test_topic_columns_from_counts_equal_dense_zbar_columns():
     assert np.allclose(columns_omega(*got, eta, 40), zbar @ eta.T, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("sampler", [ExactGibbs(), Light()], ids=["gibbs", "light"])
+@pytest.mark.parametrize("sampler", [ExactGibbs(), Light(inference="mh")], ids=["gibbs", "light-mh"])
 def test_light_and_exact_inference_match_enumerated_posterior(sampler):
     phi_wk = np.array([[0.6, 0.1], [0.3, 0.2], [0.1, 0.7]])
     alpha = np.array([0.4, 0.9])
     doc = [0, 2, 1, 2]
-    n_copies = 4000
+    n_copies = 20000  # enough power to see a count off by one half (checked by mutation)
     word_ids = np.array(doc * n_copies, np.int32)
     doc_ptr = np.arange(0, len(doc) * n_copies + 1, len(doc), dtype=np.int64)
     out = sampler.infer(word_ids, doc_ptr, phi_wk, alpha, 10, 1, np.random.default_rng(4))

@@ -13,8 +13,7 @@ import numpy as np
 
 from .kernels.block_levels import level_table_size
 from .kernels.blocked import BACKWARD, NESTED, balanced_tree_arrays, blocked_sweep
-from .kernels.inference import infer_doc_topic
-from .kernels.rng import make_streams
+from .inference import gibbs_infer
 
 BLOCK_SIMULATIONS = {"backward": BACKWARD, "nested": NESTED}
 
@@ -102,6 +101,4 @@ class BlockedGibbs:
     def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng) -> np.ndarray:
         """Averaged doc-topic counts (D, K) of new documents given phi (SPEC §7), by the same
         single-site inference as the exact sampler (so perplexities of the two compare)."""
-        out = np.zeros((doc_ptr.size - 1, phi_wk.shape[1]))
-        infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, make_streams(rng, doc_ptr.size - 1), out)
-        return out
+        return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng)

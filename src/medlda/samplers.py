@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from .classifier import draw_eta_exact
+from .inference import gibbs_infer
 from .kernels.alias import build_alias_rows
 from .kernels.dirichlet import draw_phi_tables
 from .kernels.eta import coordinate_eta_sweeps
 from .kernels.gibbs import gibbs_sweep
-from .kernels.inference import infer_doc_topic
 from .kernels.light import (PROPOSAL_MODES, light_infer_doc_topic, light_sweep_collapsed,
                             light_sweep_collapsed_parallel, light_sweep_exact, light_sweep_exact_parallel)
 from .kernels.rng import DOCS_PER_STREAM, make_streams
@@ -18,6 +18,7 @@ from .kernels.word_hash import compact_and_build, hash_from_dense, new_word_meta
 
 SAMPLERS = ("gibbs", "light", "blocked")
 LIGHT_VARIANTS = ("partial", "collapsed")
+LIGHT_INFERENCE = ("gibbs", "mh")  # how Light infers new documents' topics
 
 
 class ExactGibbs:
@@ -35,10 +36,9 @@ class ExactGibbs:
         return eta, state.omega(eta)
 
     def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng) -> np.ndarray:
-        """Averaged doc-topic counts (D, K) of new documents given phi (SPEC §7)."""
-        out = np.zeros((doc_ptr.size - 1, phi_wk.shape[1]))
-        infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, make_streams(rng, doc_ptr.size - 1), out)
-        return out
+        """Averaged doc-topic counts (D, K) of new documents given phi (SPEC §7): exact Gibbs,
+        O(topics in use) per token (``sparse_infer_doc_topic``)."""
+        return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng)
 
 
 class Light:
@@ -53,7 +53,9 @@ class Light:
     name = "light"
 
     def __init__(self, variant: str = "collapsed", proposal: str = "mixture", n_mh: int = 6, n_gibbs: int = 2,
-                 n_jobs: int = 1):
+                 n_jobs: int = 1, inference: str = "gibbs"):
+        if inference not in LIGHT_INFERENCE:
+            raise ValueError(f"inference must be one of {list(LIGHT_INFERENCE)}, got {inference!r}")
         if variant not in LIGHT_VARIANTS:
             raise ValueError(f"light_variant must be one of {list(LIGHT_VARIANTS)}, got {variant!r}")
         if proposal not in PROPOSAL_MODES:
@@ -63,6 +65,7 @@ class Light:
         self.n_mh = n_mh
         self.n_gibbs = n_gibbs
         self.n_jobs = n_jobs
+        self.inference = inference
         self.reset()
 
     def reset(self) -> None:
@@ -147,6 +150,12 @@ class Light:
         return eta, state.omega(eta, columns)  # summed afresh: the sweeps' running omega drifts in the last bits
 
     def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng) -> np.ndarray:
+        """Averaged doc-topic counts (D, K) of new documents given phi (SPEC §7): by default the
+        exact sparse Gibbs of ``gibbs_infer``; ``inference="mh"`` cycles doc and word proposals
+        (O(1) per token). On 20 Newsgroups, 20 classes, 100 + 50 sweeps, Gibbs was both more
+        accurate and faster: K = 200, 0.8043 in 9.6 s against 0.8004 in 24.2 s."""
+        if self.inference == "gibbs":
+            return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng)
         prob, alias = np.empty(phi_wk.shape), np.empty(phi_wk.shape, np.int32)
         build_alias_rows(phi_wk, prob, alias, np.empty(phi_wk.shape))
         a_prob, a_alias = _alpha_table(alpha)

@@ -3,51 +3,92 @@
 import numpy as np
 from numba import njit
 
-from .common import add_average, draw_from_cdf, finish_average, max_doc_length
-from .rng import DOCS_PER_STREAM
+from .alias import build_alias, draw_alias
+from .common import add_average, finish_average, max_doc_length
+from .rng import DOCS_PER_STREAM, next_uniform
 
 
 @njit(cache=True)
-def infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, streams, out):
-    """Gibbs-sample each document's z from phi_kw * (n_dk^{-i} + alpha_k), starting from
-    z_i ~ phi_kw (as the light inference does): a start nearer the posterior than uniform.
+def prior_tables(phi_wk, alpha):
+    """Per word v, an alias table over alpha_k phi_kv and its total mass: the prior part of
+    p(z_i = k) ~ phi_kw (n_dk + alpha_k), which does not depend on the document. O(V K) once."""
+    n_words, n_topics = phi_wk.shape
+    prob = np.empty((n_words, n_topics))
+    alias = np.empty((n_words, n_topics), np.int32)  # V x K: int32 saves a third at large K
+    mass = np.empty(n_words)
+    weights, q = np.empty(n_topics), np.empty(n_topics)
+    small, large = np.empty(n_topics, np.int64), np.empty(n_topics, np.int64)
+    for v in range(n_words):
+        for k in range(n_topics):
+            weights[k] = phi_wk[v, k] * alpha[k]
+        mass[v] = build_alias(weights, prob[v], alias[v], q, small, large)
+    return prob, alias, mass
 
-    After ``n_burn`` sweeps, ``out[d]`` gets the doc-topic counts n_dk averaged over ``n_avg``
-    further sweeps (float; divide by N_d for zbar). ``phi_wk`` is (V, K).
-    """
+
+@njit(cache=True)
+def sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, prior_prob, prior_alias, prior_mass, n_burn, n_avg,
+                           streams, out):
+    """Exact Gibbs inference against a fixed phi, as ``infer_doc_topic``, in O(K_d) per token
+    (K_d: the document's topics in use) instead of O(K): phi_kw (n_dk + alpha_k) splits into
+    phi_kw n_dk, summed over the document's topics only, and phi_kw alpha_k, drawn from the
+    word's static alias table (``prior_tables``). Starts from z_i ~ alpha_k phi_kw."""
     n_topics = phi_wk.shape[1]
-    cdf = np.empty(n_topics)
-    z = np.empty(max_doc_length(doc_ptr), dtype=np.int32)
+    longest = max_doc_length(doc_ptr)
+    z = np.empty(longest, dtype=np.int64)
     counts = np.zeros(n_topics, dtype=np.int64)
+    used = np.empty(n_topics, dtype=np.int64)  # the topics with counts > 0, in used[:n_used]
+    where = np.empty(n_topics, dtype=np.int64)  # position of each used topic in ``used``
+    cum = np.empty(n_topics)
     for d in range(doc_ptr.size - 1):
         start, end = doc_ptr[d], doc_ptr[d + 1]
         out[d, :] = 0.0
         if end == start:
             continue
-        s = d // DOCS_PER_STREAM
-        state = streams[s]
-        counts[:] = 0
-        for i in range(end - start):  # start from each word's own topics, z_i ~ phi_kw, not uniform
+        s_idx = d // DOCS_PER_STREAM
+        state = streams[s_idx]
+        n_used = 0
+        for i in range(end - start):
             v = word_ids[start + i]
-            total = 0.0
-            for k in range(n_topics):
-                total += phi_wk[v, k]
-                cdf[k] = total
-            state, k = draw_from_cdf(state, cdf, n_topics)
+            state, k = draw_alias(state, prior_prob[v], prior_alias[v])
             z[i] = k
+            if counts[k] == 0:
+                used[n_used] = k
+                where[k] = n_used
+                n_used += 1
             counts[k] += 1
         for sweep in range(n_burn + n_avg):
             for i in range(end - start):
                 v = word_ids[start + i]
-                counts[z[i]] -= 1
-                total = 0.0
-                for k in range(n_topics):
-                    total += phi_wk[v, k] * (counts[k] + alpha[k])
-                    cdf[k] = total
-                state, new = draw_from_cdf(state, cdf, n_topics)
+                old = z[i]
+                counts[old] -= 1
+                if counts[old] == 0:  # swap-remove from the used list
+                    n_used -= 1
+                    last = used[n_used]
+                    used[where[old]] = last
+                    where[last] = where[old]
+                doc_mass = 0.0
+                for j in range(n_used):
+                    k = used[j]
+                    doc_mass += counts[k] * phi_wk[v, k]
+                    cum[j] = doc_mass
+                state, u = next_uniform(state)
+                u *= doc_mass + prior_mass[v]
+                if u < doc_mass:
+                    j = 0
+                    while j < n_used - 1 and cum[j] <= u:
+                        j += 1
+                    new = used[j]
+                else:
+                    state, new = draw_alias(state, prior_prob[v], prior_alias[v])
                 z[i] = new
+                if counts[new] == 0:
+                    used[n_used] = new
+                    where[new] = n_used
+                    n_used += 1
                 counts[new] += 1
             if sweep >= n_burn:
                 add_average(out, d, counts, n_topics)
         finish_average(out, d, n_avg, n_topics)
-        streams[s] = state
+        for j in range(n_used):
+            counts[used[j]] = 0
+        streams[s_idx] = state
