@@ -13,7 +13,7 @@ from exact import (FALSE_ALARM, all_states, chi_square_pvalue, lda_log_joint, no
                    state_index, token_arrays, zbar_of)
 from medlda.classifier import draw_eta_exact
 from medlda.kernels.alias import alias_draws, build_alias_rows
-from medlda.kernels.eta import _topic_columns, columns_omega, coordinate_eta_sweeps, topic_columns_from_counts
+from medlda.kernels.eta import columns_omega, coordinate_eta_sweeps, dense_topic_columns, topic_columns_from_counts
 from medlda.samplers import ExactGibbs, Light
 from medlda.training import SamplerState
 
@@ -111,7 +111,7 @@ def test_coordinate_gibbs_eta_leaves_gaussian_invariant_and_converges():
     nu = 0.5
     chol = [np.linalg.cholesky(nu * np.eye(n_topics) + (zbar * w[:, [t]]).T @ zbar) for t in range(2)]
     means = [np.linalg.solve(c @ c.T, zbar.T @ kappa[:, t]) for t, c in enumerate(chol)]
-    zbar_kd = np.ascontiguousarray(zbar.T)
+    columns = dense_topic_columns(np.ascontiguousarray(zbar.T))
 
     def whitened(samples):
         return [((samples[:, t] - means[t]) @ chol[t]) for t in range(2)]
@@ -121,7 +121,7 @@ def test_coordinate_gibbs_eta_leaves_gaussian_invariant_and_converges():
     for _ in range(3000):
         eta = draw_eta_exact(zbar, kappa, w, nu, rng)
         omega = zbar @ eta.T
-        coordinate_eta_sweeps(zbar_kd, kappa, w, omega, eta, nu, rng.standard_normal((1, 2, n_topics)))
+        coordinate_eta_sweeps(columns, kappa, w, omega, eta, nu, rng.standard_normal((1, 2, n_topics)))
         assert np.allclose(omega, zbar @ eta.T)
         out.append(eta)
     # (b) convergence: from zero, 30 sweeps reach the target (an identity kernel would fail here)
@@ -129,7 +129,7 @@ def test_coordinate_gibbs_eta_leaves_gaussian_invariant_and_converges():
     for _ in range(3000):
         eta = np.zeros((2, n_topics))
         omega = np.zeros((n_docs, 2))
-        coordinate_eta_sweeps(zbar_kd, kappa, w, omega, eta, nu, rng.standard_normal((30, 2, n_topics)))
+        coordinate_eta_sweeps(columns, kappa, w, omega, eta, nu, rng.standard_normal((30, 2, n_topics)))
         far.append(eta)
     for samples in (np.array(out), np.array(far)):
         for white in whitened(samples):
@@ -149,7 +149,7 @@ def test_topic_columns_from_counts_equal_dense_zbar_columns():
     lengths = n_dk.sum(1)
     zbar = n_dk / np.maximum(lengths, 1)[:, None]
     got = topic_columns_from_counts(n_dk, lengths)
-    want = _topic_columns(np.ascontiguousarray(zbar.T))
+    want = dense_topic_columns(np.ascontiguousarray(zbar.T))
     for a, b in zip(got, want):
         assert a.dtype == b.dtype and np.array_equal(a, b)
     eta = rng.normal(size=(4, 9))

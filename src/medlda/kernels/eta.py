@@ -7,9 +7,9 @@ from numba import njit, prange
 
 
 @njit(cache=True)
-def _topic_columns(zbar_kd):
-    """zbar (K, D) as sparse rows: for topic k, the documents d with zbar_dk > 0 and the values,
-    at ptr[k]:ptr[k + 1] of (doc, value)."""
+def dense_topic_columns(zbar_kd):
+    """A dense zbar (K, D) as sparse topic columns: for topic k, the documents d with
+    zbar_dk > 0 and the values, at ptr[k]:ptr[k + 1] of (doc, value)."""
     n_topics, n_docs = zbar_kd.shape
     ptr = np.zeros(n_topics + 1, np.int64)
     for k in range(n_topics):
@@ -33,7 +33,7 @@ def _topic_columns(zbar_kd):
 
 @njit(cache=True)
 def topic_columns_from_counts(n_dk, doc_lengths):
-    """zbar_dk = n_dk / N_d as sparse topic columns (ptr, doc, value), as ``_topic_columns``
+    """zbar_dk = n_dk / N_d as sparse topic columns (ptr, doc, value), as ``dense_topic_columns``
     gives, read straight from the doc-topic counts (D, K) row by row: no dense (D, K) zbar and no
     transposed copy (at K = 400 on 20 Newsgroups those cost more than the eta draw)."""
     n_docs, n_topics = n_dk.shape
@@ -121,17 +121,17 @@ def _sweeps_parallel(ptr, doc, value, kappa, w, omega, eta, nu, normals, n_chunk
     omega[:, :] = omega_td.T
 
 
-def coordinate_eta_sweeps(zbar_kd, kappa, w, omega, eta, nu, normals, n_threads: int = 1) -> None:
+def coordinate_eta_sweeps(columns, kappa, w, omega, eta, nu, normals, n_threads: int = 1) -> None:
     """``normals.shape[0]`` sweeps over every eta_tk, each drawn from its Gaussian conditional.
 
-    ``zbar_kd`` is zbar transposed (K, D), dense, or already as sparse topic columns
-    (ptr, doc, value) from ``topic_columns_from_counts``; ``omega`` (D, T) must equal
+    ``columns`` is zbar as sparse topic columns (ptr, doc, value), from
+    ``topic_columns_from_counts`` or ``dense_topic_columns``; ``omega`` (D, T) must equal
     zbar @ eta.T on entry and is kept equal; ``normals`` (S, T, K) are standard normal draws.
     Leaves (4) invariant. Tasks are independent given zbar, so they are split across
     ``n_threads`` threads with the same result; one thread runs no parallel region at all (waking
     numba's thread pool costs milliseconds per call when the other cores are busy).
     """
-    ptr, doc, value = zbar_kd if isinstance(zbar_kd, tuple) else _topic_columns(zbar_kd)
+    ptr, doc, value = columns
     n_chunks = max(1, min(int(n_threads), eta.shape[0]))
     if n_chunks == 1:
         _sweeps_serial(ptr, doc, value, kappa, w, omega, eta, nu, normals)
