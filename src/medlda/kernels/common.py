@@ -7,14 +7,19 @@ from .rng import next_uniform
 
 
 @njit(cache=True, inline="always")
-def draw_from_cdf(state, cdf, n):
-    """(new_state, k) with P(k) proportional to cdf[k] - cdf[k-1] (unnormalized cumulative sums)."""
-    state, u = next_uniform(state)
-    u *= cdf[n - 1]
+def cdf_index(cdf, n, u):
+    """The first k < n with cdf[k] > u (n - 1 if none): where u in [0, cdf[n - 1]) falls."""
     k = 0
     while k < n - 1 and cdf[k] <= u:
         k += 1
-    return state, k
+    return k
+
+
+@njit(cache=True, inline="always")
+def draw_from_cdf(state, cdf, n):
+    """(new_state, k) with P(k) proportional to cdf[k] - cdf[k-1] (unnormalized cumulative sums)."""
+    state, u = next_uniform(state)
+    return state, cdf_index(cdf, n, u * cdf[n - 1])
 
 
 @njit(cache=True, inline="always")

@@ -4,7 +4,7 @@ import numpy as np
 from numba import njit
 
 from .alias import build_alias, draw_alias
-from .common import add_average, finish_average, max_doc_length
+from .common import add_average, cdf_index, finish_average, max_doc_length
 from .rng import DOCS_PER_STREAM, next_uniform
 
 
@@ -28,8 +28,10 @@ def prior_tables(phi_wk, alpha):
 @njit(cache=True)
 def sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, prior_prob, prior_alias, prior_mass, n_burn, n_avg,
                            streams, out):
-    """Exact Gibbs inference against a fixed phi, as ``infer_doc_topic``, in O(K_d) per token
-    (K_d: the document's topics in use) instead of O(K): phi_kw (n_dk + alpha_k) splits into
+    """Exact Gibbs inference against a fixed phi: each document's z sampled from
+    phi_kw (n_dk^{-i} + alpha_k), ``out[d]`` its doc-topic counts averaged over the last ``n_avg``
+    of n_burn + n_avg sweeps (divide by N_d for zbar). O(K_d) per token (K_d: the document's
+    topics in use) instead of O(K): phi_kw (n_dk + alpha_k) splits into
     phi_kw n_dk, summed over the document's topics only, and phi_kw alpha_k, drawn from the
     word's static alias table (``prior_tables``). Starts from z_i ~ alpha_k phi_kw."""
     n_topics = phi_wk.shape[1]
@@ -74,10 +76,7 @@ def sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, prior_prob, prior_alias, p
                 state, u = next_uniform(state)
                 u *= doc_mass + prior_mass[v]
                 if u < doc_mass:
-                    j = 0
-                    while j < n_used - 1 and cum[j] <= u:
-                        j += 1
-                    new = used[j]
+                    new = used[cdf_index(cum, n_used, u)]
                 else:
                     state, new = draw_alias(state, prior_prob[v], prior_alias[v])
                 z[i] = new

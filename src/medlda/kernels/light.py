@@ -450,7 +450,7 @@ def light_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, alpha_prob, alpha_al
                           word_alias, n_burn, n_avg, n_mh, streams, out):
     """Light inference for new documents against a fixed phi (SPEC §7): MH cycling doc and word
     proposals; the word tables from phi are static, so this is exact. ``out`` as in
-    ``infer_doc_topic``: doc-topic counts averaged over the last ``n_avg`` sweeps."""
+    ``sparse_infer_doc_topic``: doc-topic counts averaged over the last ``n_avg`` sweeps."""
     n_topics = phi_wk.shape[1]
     alpha_sum = 0.0
     for k in range(n_topics):
