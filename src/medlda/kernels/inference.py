@@ -25,6 +25,17 @@ def prior_tables(phi_wk, alpha):
     return prob, alias, mass
 
 
+@njit(cache=True, inline="always")
+def _count_in(k, counts, used, where, n_used):
+    """One more token of topic k: a topic that had none joins the used list. Returns n_used."""
+    if counts[k] == 0:
+        used[n_used] = k
+        where[k] = n_used
+        n_used += 1
+    counts[k] += 1
+    return n_used
+
+
 @njit(cache=True)
 def sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, prior_prob, prior_alias, prior_mass, n_burn, n_avg,
                            streams, out):
@@ -53,11 +64,7 @@ def sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, prior_prob, prior_alias, p
             v = word_ids[start + i]
             state, k = draw_alias(state, prior_prob[v], prior_alias[v])
             z[i] = k
-            if counts[k] == 0:
-                used[n_used] = k
-                where[k] = n_used
-                n_used += 1
-            counts[k] += 1
+            n_used = _count_in(k, counts, used, where, n_used)
         for sweep in range(n_burn + n_avg):
             for i in range(end - start):
                 v = word_ids[start + i]
@@ -80,11 +87,7 @@ def sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, prior_prob, prior_alias, p
                 else:
                     state, new = draw_alias(state, prior_prob[v], prior_alias[v])
                 z[i] = new
-                if counts[new] == 0:
-                    used[n_used] = new
-                    where[new] = n_used
-                    n_used += 1
-                counts[new] += 1
+                n_used = _count_in(new, counts, used, where, n_used)
             if sweep >= n_burn:
                 add_average(out, d, counts, n_topics)
         finish_average(out, d, n_avg, n_topics)
