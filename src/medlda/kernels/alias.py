@@ -23,16 +23,17 @@ def build_alias(weights, prob, alias, q, small, large):
     n_small = 0
     n_large = 0
     scale = 1.0 / total if total > 0 else 0.0
+    # Each topic is written to both stacks and only the one it belongs to advances: no branch on
+    # data, whose outcome (prob < 1) a branch predictor guesses wrong about half the time
     for k in range(n):
         q[k] = weights[k] * scale if total > 0 else 1.0 / n
         prob[k] = q[k] * n
         alias[k] = k
-        if prob[k] < 1.0:
-            small[n_small] = k
-            n_small += 1
-        else:
-            large[n_large] = k
-            n_large += 1
+        is_small = prob[k] < 1.0
+        small[n_small] = k
+        large[n_large] = k
+        n_small += is_small
+        n_large += 1 - is_small
     while n_small > 0 and n_large > 0:
         n_small -= 1
         s = small[n_small]
@@ -40,12 +41,11 @@ def build_alias(weights, prob, alias, q, small, large):
         g = large[n_large]
         alias[s] = g
         prob[g] = prob[g] + prob[s] - 1.0
-        if prob[g] < 1.0:
-            small[n_small] = g
-            n_small += 1
-        else:
-            large[n_large] = g
-            n_large += 1
+        is_small = prob[g] < 1.0
+        small[n_small] = g
+        large[n_large] = g
+        n_small += is_small
+        n_large += 1 - is_small
     for j in range(n_large):
         prob[large[j]] = 1.0
     for j in range(n_small):
@@ -61,9 +61,8 @@ def draw_alias(state, prob, alias):
     n = prob.size
     slot = ((r >> _SHIFT_32) * np.uint64(n)) >> _SHIFT_32  # unsigned: no wraparound code
     u = np.float64(r & _LOW_32) * _INV_2_32
-    if u < prob[slot]:
-        return state, np.int64(slot)
-    return state, np.int64(alias[slot])
+    other = np.int64(alias[slot])  # read either way, so the choice is a select, not a branch
+    return state, np.int64(slot) if u < prob[slot] else other
 
 
 @njit(cache=True)

@@ -263,6 +263,6 @@ def draw_word(state, word_table, lo, n_sparse, frac, scale_sparse, dense_lo, n_t
         n = n_topics
     slot = min(np.int64(y), n - 1)
     j = np.uint64(3 * (seg + slot))
-    if y - slot < word_table[j]:
-        return state, np.int64(word_table[j + np.uint64(1)])
-    return state, np.int64(word_table[j + np.uint64(2)])
+    first = np.int64(word_table[j + np.uint64(1)])
+    other = np.int64(word_table[j + np.uint64(2)])  # read either way: a select, not a branch
+    return state, first if y - slot < word_table[j] else other
