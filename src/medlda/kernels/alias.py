@@ -11,6 +11,16 @@ _SHIFT_32 = np.uint64(32)
 _INV_2_32 = 1.0 / 4294967296.0
 
 
+@njit(cache=True, inline="always")
+def _push(k, is_small, small, large, n_small, n_large):
+    """Put k on the small or the large stack without a branch on data (whose outcome, prob < 1,
+    a branch predictor guesses wrong about half the time): k is written on top of both and only
+    its own stack grows. Returns (n_small, n_large)."""
+    small[n_small] = k
+    large[n_large] = k
+    return n_small + is_small, n_large + 1 - is_small
+
+
 @njit(cache=True)
 def build_alias(weights, prob, alias, q, small, large):
     """Fill one table from non-negative ``weights`` (K,): ``q`` = weights / sum, and Vose's
@@ -23,17 +33,11 @@ def build_alias(weights, prob, alias, q, small, large):
     n_small = 0
     n_large = 0
     scale = 1.0 / total if total > 0 else 0.0
-    # Each topic is written to both stacks and only the one it belongs to advances: no branch on
-    # data, whose outcome (prob < 1) a branch predictor guesses wrong about half the time
     for k in range(n):
         q[k] = weights[k] * scale if total > 0 else 1.0 / n
         prob[k] = q[k] * n
         alias[k] = k
-        is_small = prob[k] < 1.0
-        small[n_small] = k
-        large[n_large] = k
-        n_small += is_small
-        n_large += 1 - is_small
+        n_small, n_large = _push(k, prob[k] < 1.0, small, large, n_small, n_large)
     while n_small > 0 and n_large > 0:
         n_small -= 1
         s = small[n_small]
@@ -41,11 +45,7 @@ def build_alias(weights, prob, alias, q, small, large):
         g = large[n_large]
         alias[s] = g
         prob[g] = prob[g] + prob[s] - 1.0
-        is_small = prob[g] < 1.0
-        small[n_small] = g
-        large[n_large] = g
-        n_small += is_small
-        n_large += 1 - is_small
+        n_small, n_large = _push(g, prob[g] < 1.0, small, large, n_small, n_large)
     for j in range(n_large):
         prob[large[j]] = 1.0
     for j in range(n_small):
