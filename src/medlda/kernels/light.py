@@ -15,9 +15,10 @@ from numba import njit, prange
 from .alias import build_alias, draw_alias
 from .common import add_average, all_topic_g, doc_task_terms, finish_average, max_doc_length, move_task_terms, topic_g
 from .fastexp import fast_exp
+from .prefetch import prefetch
 from .rng import DOCS_PER_STREAM, next_below, next_uniform
-from .word_hash import (BASE, CUR, FRAC, FROZEN, MASK, SCALE_DENSE, SCALE_SPARSE, SP_LO, SP_N, draw_word,
-                        find_slot, insert_topic)
+from .word_hash import (BASE, CUR, FRAC, FROZEN, MASK, META_COLUMNS, SCALE_DENSE, SCALE_SPARSE, SP_LO, SP_N,
+                        draw_word, find_slot, insert_topic)
 
 MIXTURE, CYCLE, DOC, WORD, EXP = 0, 1, 2, 3, 4
 PROPOSAL_MODES = {"mixture": MIXTURE, "cycle": CYCLE, "doc": DOC, "word": WORD, "exp": EXP}
@@ -49,15 +50,20 @@ def _proposal_kind(state, digits, mode, step, n_kinds):
     return state, digits, mode
 
 
+OWN = -1  # a doc proposal of the token being sampled: its current topic
+
+
 @njit(cache=True, inline="always")
-def _draw_doc(state, z, start, length, alpha_sum, alpha_prob, alpha_alias):
-    """Doc proposal (n_dk + alpha_k) / (N_d + alpha_sum), token i's own topic included: the topic
-    of a uniformly chosen token of the document, or a draw from alpha. One uniform x on
-    [0, N_d + alpha_sum) does both: below N_d its integer part is the token."""
+def _draw_doc(state, z, start, length, i, alpha_sum, alpha_prob, alpha_alias):
+    """Doc proposal (n_dk + alpha_k) / (N_d + alpha_sum) for token i, its own topic included: the
+    topic of a uniformly chosen token of the document, or a draw from alpha. One uniform x on
+    [0, N_d + alpha_sum) does both: below N_d its integer part is the token. Drawn before token
+    i's MH steps, so a pick of token i itself is ``OWN`` (its topic of the moment: no move)."""
     state, u = next_uniform(state)
     x = u * (length + alpha_sum)
     if x < length:
-        return state, np.int64(z[np.uint64(start + min(np.int64(x), length - 1))])
+        j = start + min(np.int64(x), length - 1)
+        return state, np.int64(z[np.uint64(j)]) if j != i else OWN
     return draw_alias(state, alpha_prob, alpha_alias)
 
 
@@ -140,6 +146,10 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
     # the current document's topic counts, in one K-vector reused for every document: a row of
     # n_dk (D x K, 45 MB at K = 1000) would cost a cache miss per proposed topic
     n_d = np.zeros(n_topics, n_dk.dtype)
+    meta_flat = word_meta.reshape(word_meta.size)
+    prop_kind = np.empty(n_mh, np.int64)
+    prop_topic = np.empty(n_mh, np.int64)
+    end_all = doc_ptr[last_doc]
     for d in range(first_doc, last_doc):
         start, end = doc_ptr[d], doc_ptr[d + 1]
         length = end - start
@@ -153,6 +163,11 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
         for i in range(start, end):
             n_d[np.uint64(z[i])] += 1
         for i in range(start, end):
+            if i + 2 < end_all:  # the next tokens' word rows, hash slots and sparse proposal entries
+                prefetch(meta_flat, META_COLUMNS * word_ids[i + 2])
+                v1 = word_ids[i + 1]
+                prefetch(slots, 3 * (word_meta[v1, BASE] + (z[i + 1] & word_meta[v1, MASK])))
+                prefetch(word_table, 3 * word_meta[v1, SP_LO])
             v = word_ids[i]
             s0 = z[i]
             s = np.int64(s0)
@@ -179,17 +194,26 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
             fn_s = slots[np.uint64(3 * js + CUR)] + beta
             fd_s = n_k[us] + vbeta
             qw_s = (slots[np.uint64(3 * js + FROZEN)] + beta) * inv_frozen[us]
+            # all n_mh proposals first: none depends on the chain's moves except a doc proposal of
+            # token i itself (``OWN``: the current topic, a rejected step), so their table reads and
+            # the hash lines of the topics they propose are fetched side by side, not one by one
             digits = 0.0
             for step in range(n_mh):
                 state, digits, kind = _proposal_kind(state, digits, mode, step, n_kinds)
                 if kind == DOC:
-                    state, t_new = _draw_doc(state, z, start, length, alpha_sum, alpha_prob, alpha_alias)
+                    state, t_new = _draw_doc(state, z, start, length, i, alpha_sum, alpha_prob, alpha_alias)
                 elif kind == WORD:
                     state, t_new = draw_word(state, word_table, lo, n_sparse, frac, scale_sparse, dense_lo,
                                              n_topics, scale_dense)
                 else:
                     state, t_new = draw_alias(state, exp_prob, exp_alias)
-                if t_new == s:
+                prop_kind[step] = kind
+                prop_topic[step] = t_new
+                prefetch(slots, 3 * (base + (t_new & mask)))
+            for step in range(n_mh):
+                kind = prop_kind[step]
+                t_new = prop_topic[step]
+                if t_new == s or t_new == OWN:
                     continue
                 ut = np.uint64(t_new)
                 jt = find_slot(slots, base, mask, t_new)
@@ -223,12 +247,12 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                     accept = True
                 if accept:
                     s = t_new
-                    z[i] = s  # the doc proposal must see the chain's current state
                     js = jt
                     g_s = g_t
                     fn_s = fn_t
                     fd_s = fd_t
                     qw_s = qw_t
+            z[i] = s
             if js < 0:  # a topic new to this word since the last compaction
                 js = insert_topic(word_meta, slots, top, v, s, -js - 1)
             us = np.uint64(s)
@@ -271,6 +295,10 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
     n_kinds = 3 if n_tasks > 0 else 2
     first_doc, last_doc, move_start = _block_docs(block_lo, block_hi, doc_ptr)
     n_moved = move_start
+    n_topics = n_dk.shape[1]
+    prop_kind = np.empty(n_mh, np.int64)
+    prop_topic = np.empty(n_mh, np.int64)
+    end_all = doc_ptr[last_doc]
     for d in range(first_doc, last_doc):
         start, end = doc_ptr[d], doc_ptr[d + 1]
         length = end - start
@@ -281,6 +309,8 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
         _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, a, b, p, True, exp_w, exp_prob, exp_alias, exp_q,
                    small, large)
         for i in range(start, end):
+            if i + 1 < end_all:  # the next token's phi entry
+                prefetch(phi_wk, word_ids[i + 1] * n_topics + z[i + 1])
             v = word_ids[i]
             s0 = z[i]
             s = np.int64(s0)
@@ -290,16 +320,23 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
                 move_task_terms(eta_kt, b, p, s, -1.0)
                 g_s = topic_g(eta_kt, b, p, s)
             f_s = phi_wk[v, s]
-            digits = 0.0
+            digits = 0.0  # all proposals first, as in ``_collapsed_blocks``
             for step in range(n_mh):
                 state, digits, kind = _proposal_kind(state, digits, mode, step, n_kinds)
                 if kind == DOC:
-                    state, t_new = _draw_doc(state, z, start, length, alpha_sum, alpha_prob, alpha_alias)
+                    state, t_new = _draw_doc(state, z, start, length, i, alpha_sum, alpha_prob, alpha_alias)
                 elif kind == WORD:
                     state, t_new = draw_alias(state, word_prob[v], word_alias[v])
                 else:
                     state, t_new = draw_alias(state, exp_prob, exp_alias)
-                if t_new == s:
+                prop_kind[step] = kind
+                prop_topic[step] = t_new
+                prefetch(phi_wk, v * n_topics + t_new)
+                prefetch(n_dk, d * n_topics + t_new)
+            for step in range(n_mh):
+                kind = prop_kind[step]
+                t_new = prop_topic[step]
+                if t_new == s or t_new == OWN:
                     continue
                 g_t = topic_g(eta_kt, b, p, t_new) if n_tasks > 0 else 0.0
                 f_t = phi_wk[v, t_new]
@@ -321,9 +358,9 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
                     accept = True
                 if accept:
                     s = t_new
-                    z[i] = s  # the doc proposal must see the chain's current state
                     g_s = g_t
                     f_s = f_t
+            z[i] = s
             n_dk[d, s] += 1
             if n_tasks > 0:
                 move_task_terms(eta_kt, b, p, s, 1.0)
