@@ -63,7 +63,6 @@ def test_alias_table_draws_its_stored_proposal():
     assert np.bincount(alias_draws(prob[0], alias[0], 10000, np.uint64(5)), minlength=6)[[0, 4]].sum() == 0
 
 
-
 @pytest.mark.parametrize("n_topics", [1, 2, 7, 400])
 def test_alias_table_holds_exactly_its_weights(n_topics):
     """What a table draws, read off exactly: P(k) = (prob_k + sum over j aliased to k of
@@ -79,6 +78,7 @@ def test_alias_table_holds_exactly_its_weights(n_topics):
         drawn = prob[row].copy()
         np.add.at(drawn, alias[row], 1.0 - prob[row])
         assert np.allclose(drawn / n_topics, weights[row] / weights[row].sum(), rtol=0, atol=1e-13)
+
 
 MODES = ["mixture", "cycle", "doc", "word", "exp"]
 
