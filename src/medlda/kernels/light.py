@@ -83,17 +83,17 @@ def _exp_scratch(n_tasks, n_topics):
 
 
 @njit(cache=True)
-def _sweep_scratch(eta, alpha):
+def _sweep_scratch(eta, alpha, n_mh):
     """What every light sweep sets up once: eta transposed (K, T) so that G_d(k) reads one topic's
-    weights side by side, alpha_sum, the per-document task terms a, b, p (``doc_task_terms``), and
-    the exp-table buffers."""
+    weights side by side, alpha_sum, the per-document task terms a, b, p (``doc_task_terms``), the
+    exp-table buffers, and the kinds and topics of a token's n_mh proposals (drawn before its steps)."""
     n_tasks, n_topics = eta.shape
     alpha_sum = 0.0
     for k in range(n_topics):
         alpha_sum += alpha[k]
     exp_w, exp_prob, exp_alias, exp_q, small, large = _exp_scratch(n_tasks, n_topics)
     return (np.ascontiguousarray(eta.T), alpha_sum, np.zeros(n_tasks), np.zeros(n_tasks), np.zeros(n_tasks),
-            exp_w, exp_prob, exp_alias, exp_q, small, large)
+            exp_w, exp_prob, exp_alias, exp_q, small, large, np.empty(n_mh, np.int64), np.empty(n_mh, np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -135,7 +135,8 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
     topic is logged at moved[e], moved_from[e] from e = the block range's first token on; returns
     how many were logged."""
     n_tasks = eta.shape[0]
-    eta_kt, alpha_sum, a, b, p, exp_w, exp_prob, exp_alias, exp_q, small, large = _sweep_scratch(eta, alpha)
+    (eta_kt, alpha_sum, a, b, p, exp_w, exp_prob, exp_alias, exp_q, small, large, prop_kind,
+     prop_topic) = _sweep_scratch(eta, alpha, n_mh)
     n_kinds = 3 if n_tasks > 0 else 2
     n_topics = n_k.size
     last = word_meta.shape[0] - 1
@@ -147,8 +148,6 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
     # n_dk (D x K, 45 MB at K = 1000) would cost a cache miss per proposed topic
     n_d = np.zeros(n_topics, n_dk.dtype)
     meta_flat = word_meta.reshape(word_meta.size)
-    prop_kind = np.empty(n_mh, np.int64)
-    prop_topic = np.empty(n_mh, np.int64)
     end_all = doc_ptr[last_doc]
     for d in range(first_doc, last_doc):
         start, end = doc_ptr[d], doc_ptr[d + 1]
@@ -291,13 +290,12 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
     (2b)), so blocks can run in any order or in parallel with identical results; changed tokens
     are logged as in ``_collapsed_blocks``."""
     n_tasks = eta.shape[0]
-    eta_kt, alpha_sum, a, b, p, exp_w, exp_prob, exp_alias, exp_q, small, large = _sweep_scratch(eta, alpha)
+    (eta_kt, alpha_sum, a, b, p, exp_w, exp_prob, exp_alias, exp_q, small, large, prop_kind,
+     prop_topic) = _sweep_scratch(eta, alpha, n_mh)
     n_kinds = 3 if n_tasks > 0 else 2
     first_doc, last_doc, move_start = _block_docs(block_lo, block_hi, doc_ptr)
     n_moved = move_start
     n_topics = n_dk.shape[1]
-    prop_kind = np.empty(n_mh, np.int64)
-    prop_topic = np.empty(n_mh, np.int64)
     end_all = doc_ptr[last_doc]
     for d in range(first_doc, last_doc):
         start, end = doc_ptr[d], doc_ptr[d + 1]
