@@ -84,7 +84,7 @@ def _second_half_rate(trace: list[dict], n_tokens: int) -> float:
 
 def sensitivity_runs(data, k: int, n_iter: int, seed: int, variant: str) -> list[dict]:
     """The KDD paper's study: one knob at a time away from the defaults (mixture, 6, 2)."""
-    settings = ([{"proposal": p} for p in ("mixture", "cycle", "doc", "word", "exp")]
+    settings = ([{"proposal": p} for p in ("mixture", "scan", "cycle", "doc", "word", "exp")]
                 + [{"n_mh": n} for n in (1, 2, 4, 8)] + [{"n_gibbs": n} for n in (1, 4, 8)])
     rows = []
     for setting in settings:

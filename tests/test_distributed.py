@@ -72,8 +72,11 @@ def test_dp_accuracy_close_to_single_process(ray, data):
     The collapsed variant's DP scheme is approximate (stale snapshots); its accuracy is measured
     in the issue note, not asserted here."""
     train, y, test, y_test = data
-    local = MedLDAClassifier(5, light_variant="partial", **KW).fit(train, y)
-    dp = MedLDAClassifier(5, backend="ray", n_workers=2, light_variant="partial", **KW).fit(train, y)
+    # 60 iterations: after 30 a chain may still hold two classes in one topic (exact Gibbs too,
+    # one seed in six: 0.922), a local mode that says nothing about the DP scheme
+    kw = dict(KW, n_iter=60)
+    local = MedLDAClassifier(5, light_variant="partial", **kw).fit(train, y)
+    dp = MedLDAClassifier(5, backend="ray", n_workers=2, light_variant="partial", **kw).fit(train, y)
     assert dp.fit_stats_["backend"] == "ray" and dp.fit_stats_["n_workers"] == 2
     assert len(dp.fit_stats_["worker_peak_rss_bytes"]) == 2
     acc_local, acc_dp = local.score(test, y_test), dp.score(test, y_test)

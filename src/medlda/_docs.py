@@ -22,8 +22,11 @@ PARAMS = {
                       "papers' sampler: O(1) per token whatever K, faster mixing, a small bias from its "
                       "frozen tables that vanishes as the corpus grows (measured). 'partial' draws phi each "
                       "iteration and is exact, at O(V K) per iteration and slower mixing."),
-    "proposal": ("proposal : {'mixture', 'cycle', 'doc', 'word', 'exp'}, default='mixture'\n    How the light "
-                 "sampler's MH steps pick proposals: uniformly at random, in turn, or one kind only."),
+    "proposal": ("proposal : {'mixture', 'scan', 'cycle', 'doc', 'word', 'exp'}, default='mixture'\n    How the "
+                 "light sampler's MH steps pick proposals: uniformly at random, in turn, or one kind only. "
+                 "'mixture' accepts with the ratio of the mixture of the three proposals, 'scan' with the ratio "
+                 "of the one picked (the papers' code); both are exact, and the mixture's ratio accepts more "
+                 "often, so the topics follow the labels in fewer iterations."),
     "n_mh": "n_mh : int, default=6\n    Metropolis-Hastings steps per token (light sampler).",
     "n_gibbs": "n_gibbs : int, default=2\n    Coordinate Gibbs sweeps over eta per iteration (light sampler).",
     "c": ("c : float or 'auto', default='auto'\n    Regularization constant weighing the labels against the "

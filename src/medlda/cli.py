@@ -13,7 +13,7 @@ from . import __version__
 from .atomic import atomic_write_text
 from .corpus import NPY_META, Corpus
 from .exceptions import MedLDAError
-from .samplers import LIGHT_VARIANTS, SAMPLERS
+from .samplers import LIGHT_VARIANTS, PROPOSAL_MODES, SAMPLERS
 
 class CLIError(MedLDAError):
     """A problem with the command line's inputs, reported without a traceback."""
@@ -60,7 +60,8 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=None, help="random seed (same seed, same model)")
     t.add_argument("--light-variant", choices=LIGHT_VARIANTS, default="collapsed",
                    help="light sampler: 'partial' (exact, phi drawn) or 'collapsed' (the papers')")
-    t.add_argument("--proposal", choices=["mixture", "cycle", "doc", "word", "exp"], default="mixture")
+    t.add_argument("--proposal", choices=list(PROPOSAL_MODES), default="mixture",
+                   help="light sampler's MH proposals (see MedLDAClassifier's proposal)")
     t.add_argument("--n-mh", type=int, default=6, help="MH steps per token (light)")
     t.add_argument("--alpha-sum", type=float, default=6.4)
     t.add_argument("--beta", type=float, default=0.01)

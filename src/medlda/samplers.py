@@ -79,7 +79,7 @@ class Light:
     def _exact_tables(self, n_words: int, n_topics: int):
         if self._phi_tables is None or self._phi_tables[0].shape != (n_words, n_topics):
             self._phi_tables = (np.empty((n_words, n_topics)), np.empty((n_words, n_topics)),
-                                np.empty((n_words, n_topics), np.int32))
+                                np.empty((n_words, n_topics), np.int32), np.empty(n_words))
         return self._phi_tables
 
     def _word_hash(self, state):
@@ -106,14 +106,16 @@ class Light:
         moved, moved_from = self._move_log(state.z.size)
         chunks = stream_chunks(state.doc_ptr, self.n_jobs)
         if self.variant == "partial":
-            phi, prob, alias = self._exact_tables(*state.n_wk.shape)
+            phi, prob, alias, mass = self._exact_tables(*state.n_wk.shape)
             if phi_wk is None:
-                draw_phi_tables(state.n_wk, state.beta, make_streams(rng, state.n_wk.shape[0]), phi, prob, alias)
+                draw_phi_tables(state.n_wk, state.beta, make_streams(rng, state.n_wk.shape[0]), phi, prob, alias,
+                                mass)
             else:
                 phi = np.ascontiguousarray(phi_wk, dtype=np.float64)
                 build_alias_rows(phi, prob, alias, np.empty(phi.shape))
+                mass = phi.sum(axis=1)
             args = (state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k, state.alpha, a_prob,
-                    a_alias, phi, prob, alias, eta, kappa, w, mode, self.n_mh, state.streams, moved, moved_from)
+                    a_alias, phi, prob, alias, mass, eta, kappa, w, mode, self.n_mh, state.streams, moved, moved_from)
             if chunks.size > 2:
                 light_sweep_exact_parallel(chunks, *args)
             else:

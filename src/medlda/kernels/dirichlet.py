@@ -43,9 +43,10 @@ def log_gamma_draw(state, shape):
 
 
 @njit(cache=True)
-def draw_phi_tables(n_wk, beta, streams, phi_wk, word_prob, word_alias):
+def draw_phi_tables(n_wk, beta, streams, phi_wk, word_prob, word_alias, word_mass):
     """phi_wk (V, K) with each column ~ Dirichlet(n_.k + beta), and each word's alias table over
-    k proportional to phi_wk[v] (the exact variant's word proposal). One random stream per block
+    k proportional to phi_wk[v] (the exact variant's word proposal) with its normalizer
+    word_mass[v] = sum_k phi_wk[v, k]. One random stream per block
     of DOCS_PER_STREAM words, so a seed gives the same phi on any machine."""
     n_words, n_topics = n_wk.shape
     col_max = np.full(n_topics, -np.inf)
@@ -72,7 +73,7 @@ def draw_phi_tables(n_wk, beta, streams, phi_wk, word_prob, word_alias):
     for v in range(n_words):
         for k in range(n_topics):
             phi_wk[v, k] *= col_sum[k]
-        build_alias(phi_wk[v], word_prob[v], word_alias[v], q, small, large)
+        word_mass[v] = build_alias(phi_wk[v], word_prob[v], word_alias[v], q, small, large)
 
 
 @njit(cache=True)

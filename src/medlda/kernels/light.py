@@ -20,8 +20,14 @@ from .rng import DOCS_PER_STREAM, next_below, next_uniform
 from .word_hash import (BASE, CUR, FRAC, FROZEN, MASK, META_COLUMNS, SCALE_DENSE, SCALE_SPARSE, SP_LO, SP_N,
                         draw_word, find_slot, insert_topic)
 
-MIXTURE, CYCLE, DOC, WORD, EXP = 0, 1, 2, 3, 4
-PROPOSAL_MODES = {"mixture": MIXTURE, "cycle": CYCLE, "doc": DOC, "word": WORD, "exp": EXP}
+MIXTURE, CYCLE, DOC, WORD, EXP, SCAN = 0, 1, 2, 3, 4, 5
+PROPOSAL_MODES = {"mixture": MIXTURE, "scan": SCAN, "cycle": CYCLE, "doc": DOC, "word": WORD, "exp": EXP}
+# "mixture" and "scan" draw the same proposal: each step picks doc, word or exp uniformly at random.
+# "scan" accepts with the chosen proposal's own ratio (a random scan over three MH kernels, the
+# papers' code); "mixture" with the ratio of the mixture q = (q_doc + q_word + q_exp) / 3 itself.
+# Both leave the target invariant; the mixture's acceptance is never smaller (Peskun order:
+# sum_j min(a_j, b_j) <= min(sum a_j, sum b_j)), and much larger for a topic the labels favour
+# but the word and document do not yet hold: its exp factor no longer cancels in the ratio.
 
 # The light kernels allow reassociation and fused multiply-adds (no other fast-math assumption:
 # NaN and inf keep their meaning), so sums over tasks and topics are vectorized: 25% fewer
@@ -34,11 +40,11 @@ _KINDS_PER_DRAW = 16  # mixture steps served by one uniform (each uses log2(3) o
 
 @njit(cache=True, inline="always")
 def _proposal_kind(state, digits, mode, step, n_kinds):
-    """Which proposal MH step ``step`` uses: a random one (mixture), in turn (cycle), or fixed.
-    For the mixture, ``digits`` is a uniform on [0, 1) whose base-n_kinds digits pick the kinds of
+    """Which proposal MH step ``step`` uses: a random one (mixture, scan), in turn (cycle), or
+    fixed. For a random one, ``digits`` is a uniform on [0, 1) whose base-n_kinds digits pick the kinds of
     ``_KINDS_PER_DRAW`` steps, so a step costs no RNG call (even a slightly uneven pick would keep
     the target: every kind is a valid MH kernel on its own). Returns (state, digits, kind)."""
-    if mode == MIXTURE:
+    if mode == MIXTURE or mode == SCAN:
         if step % _KINDS_PER_DRAW == 0:
             state, digits = next_uniform(state)
         digits *= n_kinds
@@ -144,6 +150,10 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
     meta_f = word_meta.view(np.float64)
     first_doc, last_doc, move_start = _block_docs(block_lo, block_hi, doc_ptr)
     n_moved = move_start
+    dense_per_topic = 0.0  # the word proposal's dense mass / K: its normalizer is scale_dense times this
+    for k in range(n_topics):
+        dense_per_topic += beta * inv_frozen[k]
+    dense_per_topic /= n_topics
     # the current document's topic counts, in one K-vector reused for every document: a row of
     # n_dk (D x K, 45 MB at K = 1000) would cost a cache miss per proposed topic
     n_d = np.zeros(n_topics, n_dk.dtype)
@@ -159,6 +169,7 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
         _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, a, b, p, False, exp_w, exp_prob, exp_alias, exp_q,
                    small, large)
         doc_moved = n_moved
+        inv_doc = 1.0 / (length + alpha_sum)
         for i in range(start, end):
             n_d[np.uint64(z[i])] += 1
         for i in range(start, end):
@@ -193,6 +204,10 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
             fn_s = slots[np.uint64(3 * js + CUR)] + beta
             fd_s = n_k[us] + vbeta
             qw_s = (slots[np.uint64(3 * js + FROZEN)] + beta) * inv_frozen[us]
+            z_w = scale_dense * dense_per_topic  # the word proposal's normalizer
+            c_doc = z_w * inv_doc
+            c_exp = z_w if n_tasks > 0 else 0.0
+            mix_s = c_doc * (n_d[us] + alpha[us]) + qw_s + c_exp * exp_q[us]
             # all n_mh proposals first: none depends on the chain's moves except a doc proposal of
             # token i itself (``OWN``: the current topic, a rejected step), so their table reads and
             # the hash lines of the topics they propose are fetched side by side, not one by one
@@ -228,7 +243,13 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                 # target ratio without the doc factor, which the doc proposal cancels exactly
                 num = fn_t * fd_s
                 den = fn_s * fd_t
-                if kind != DOC:
+                mix_t = 0.0
+                if mode == MIXTURE:  # the mixture's own density at t and s (times 3 z_w, a common factor)
+                    a_t = n_d[ut] + alpha[ut]
+                    mix_t = c_doc * a_t + qw_t + c_exp * exp_q[ut]
+                    num *= a_t * mix_s
+                    den *= (n_d[np.uint64(s)] + alpha[np.uint64(s)]) * mix_t
+                elif kind != DOC:
                     num *= n_d[ut] + alpha[ut]
                     den *= n_d[np.uint64(s)] + alpha[np.uint64(s)]
                     if kind == WORD:
@@ -251,6 +272,7 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                     fn_s = fn_t
                     fd_s = fd_t
                     qw_s = qw_t
+                    mix_s = mix_t
             z[i] = s
             if js < 0:  # a topic new to this word since the last compaction
                 js = insert_topic(word_meta, slots, top, v, s, -js - 1)
@@ -284,11 +306,12 @@ def _leave_doc(n_dk, d, n_d, z, start, end, moved, moved_from, first_move, end_m
 
 @njit(cache=True, fastmath=FAST)
 def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_prob, alpha_alias, phi_wk,
-                  word_prob, word_alias, eta, kappa, w, mode, n_mh, streams, moved, moved_from):
+                  word_prob, word_alias, word_mass, eta, kappa, w, mode, n_mh, streams, moved, moved_from):
     """The partially collapsed sweep over the documents of random-stream blocks [block_lo,
     block_hi). Reads nothing another block writes (phi is fixed, n_kw and n_k do not enter
     (2b)), so blocks can run in any order or in parallel with identical results; changed tokens
-    are logged as in ``_collapsed_blocks``."""
+    are logged as in ``_collapsed_blocks``. ``word_mass`` (V,): sum_k phi_wk[v, k], the word
+    proposal's normalizer (for the mixture's ratio)."""
     n_tasks = eta.shape[0]
     (eta_kt, alpha_sum, a, b, p, exp_w, exp_prob, exp_alias, exp_q, small, large, prop_kind,
      prop_topic) = _sweep_scratch(eta, alpha, n_mh)
@@ -306,6 +329,7 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
         state = streams[s_idx]
         _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, a, b, p, True, exp_w, exp_prob, exp_alias, exp_q,
                    small, large)
+        inv_doc = 1.0 / (length + alpha_sum)
         for i in range(start, end):
             if i + 1 < end_all:  # the next token's phi entry
                 prefetch(phi_wk, word_ids[i + 1] * n_topics + z[i + 1])
@@ -318,6 +342,10 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
                 move_task_terms(eta_kt, b, p, s, -1.0)
                 g_s = topic_g(eta_kt, b, p, s)
             f_s = phi_wk[v, s]
+            # the mixture's density (doc + word + exp) / 3, times 3 word_mass[v] (a common factor)
+            c_doc = word_mass[v] * inv_doc
+            c_exp = word_mass[v] if n_tasks > 0 else 0.0
+            mix_s = c_doc * (n_dk[d, s] + alpha[s]) + f_s + c_exp * exp_q[s]
             digits = 0.0  # all proposals first, as in ``_collapsed_blocks``
             for step in range(n_mh):
                 state, digits, kind = _proposal_kind(state, digits, mode, step, n_kinds)
@@ -338,7 +366,13 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
                     continue
                 g_t = topic_g(eta_kt, b, p, t_new) if n_tasks > 0 else 0.0
                 f_t = phi_wk[v, t_new]
-                if kind == DOC:  # the doc factor cancels
+                mix_t = 0.0
+                if mode == MIXTURE:
+                    a_t = n_dk[d, t_new] + alpha[t_new]
+                    mix_t = c_doc * a_t + f_t + c_exp * exp_q[t_new]
+                    num = a_t * f_t * mix_s
+                    den = (n_dk[d, s] + alpha[s]) * f_s * mix_t
+                elif kind == DOC:  # the doc factor cancels
                     num = f_t
                     den = f_s
                 elif kind == WORD:  # phi cancels
@@ -358,6 +392,7 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
                     s = t_new
                     g_s = g_t
                     f_s = f_t
+                    mix_s = mix_t
             z[i] = s
             n_dk[d, s] += 1
             if n_tasks > 0:
@@ -445,20 +480,20 @@ def light_sweep_collapsed_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k
 
 @njit(cache=True)
 def light_sweep_exact(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_alias, phi_wk, word_prob,
-                      word_alias, eta, kappa, w, mode, n_mh, streams, moved, moved_from):
+                      word_alias, word_mass, eta, kappa, w, mode, n_mh, streams, moved, moved_from):
     """One MH sweep of the partially collapsed light sampler (SPEC (2b)); counts, z and streams
     updated in place. Target per token: (n_dk^- + alpha_k) phi_kw exp(G_d(k)). Word tables
     (prob, alias per word, (V, K)) draw k proportional to phi_kw, which cancels in the word ratio;
     the exp table comes from G_d with m_dt = 0 (a per-sweep constant), so no proposal depends on
     the current Z."""
     n_moved = _exact_blocks(0, streams.size, word_ids, doc_ptr, z, n_dk, alpha, alpha_prob, alpha_alias, phi_wk,
-                            word_prob, word_alias, eta, kappa, w, mode, n_mh, streams, moved, moved_from)
+                            word_prob, word_alias, word_mass, eta, kappa, w, mode, n_mh, streams, moved, moved_from)
     _apply_exact_moves(word_ids, z, moved, moved_from, 0, n_moved, n_wk, n_k)
 
 
 @njit(cache=True, parallel=True)
 def light_sweep_exact_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_alias,
-                               phi_wk, word_prob, word_alias, eta, kappa, w, mode, n_mh, streams, moved,
+                               phi_wk, word_prob, word_alias, word_mass, eta, kappa, w, mode, n_mh, streams, moved,
                                moved_from):
     """``light_sweep_exact`` with the stream blocks split at ``chunks`` (C + 1,) across threads;
     the result does not depend on C (documents are independent given phi)."""
@@ -466,8 +501,8 @@ def light_sweep_exact_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k, al
     counts = np.empty(n_chunks, np.int64)
     for c in prange(n_chunks):
         counts[c] = _exact_blocks(chunks[c], chunks[c + 1], word_ids, doc_ptr, z, n_dk, alpha, alpha_prob,
-                                  alpha_alias, phi_wk, word_prob, word_alias, eta, kappa, w, mode, n_mh,
-                                  streams, moved, moved_from)
+                                  alpha_alias, phi_wk, word_prob, word_alias, word_mass, eta, kappa, w, mode,
+                                  n_mh, streams, moved, moved_from)
     for c in range(n_chunks):
         move_start = _block_docs(chunks[c], chunks[c + 1], doc_ptr)[2]
         _apply_exact_moves(word_ids, z, moved, moved_from, move_start, counts[c], n_wk, n_k)
