@@ -360,6 +360,30 @@ def _block_corpus(seed: int):
     return word_ids, np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
 
 
+def test_light_draws_eta_exactly_only_where_cheap():
+    """'auto' makes gibbs's exact draw (the same numbers from the same random state) while
+    D K^2 T <= EXACT_ETA_WORK N n_mh and coordinate sweeps above that; the other settings force one."""
+    from medlda.samplers import EXACT_ETA_WORK, ExactGibbs
+
+    word_ids, doc_ptr = _block_corpus(11)
+    n_docs, n_tokens = doc_ptr.size - 1, word_ids.size
+    kappa, w = np.ones((n_docs, 2)), np.full((n_docs, 2), 0.5)
+    for n_topics in (4, 40):
+        state = SamplerState.initialize(word_ids, doc_ptr, 120, n_topics, np.full(n_topics, 0.2), 0.05,
+                                        np.random.default_rng(1))
+        eta = np.zeros((2, n_topics))
+        cheap = n_docs * n_topics ** 2 * 2 <= EXACT_ETA_WORK * n_tokens * 6
+        assert Light().exact_eta_is_cheap(state, 2) == cheap == (n_topics == 4)
+        draws = {name: smp.draw_eta(state, eta, kappa, w, 1.0, np.random.default_rng(7))[0]
+                 for name, smp in (("auto", Light()), ("exact", Light(eta_draw="exact")),
+                                   ("coordinate", Light(eta_draw="coordinate")), ("gibbs", ExactGibbs()))}
+        assert np.array_equal(draws["exact"], draws["gibbs"])
+        assert not np.array_equal(draws["exact"], draws["coordinate"])
+        assert np.array_equal(draws["auto"], draws["exact" if cheap else "coordinate"])
+    with pytest.raises(ValueError, match="eta_draw"):
+        Light(eta_draw="cholesky")
+
+
 def test_partial_light_gives_identical_chains_on_any_number_of_threads():
     """Documents are independent given phi and each stream block has its own random stream, so
     n_jobs = 1 and n_jobs = 3 must give bitwise the same assignments and counts."""

@@ -28,7 +28,10 @@ PARAMS = {
                  "of the one picked (the papers' code); both are exact, and the mixture's ratio accepts more "
                  "often, so the topics follow the labels in fewer iterations."),
     "n_mh": "n_mh : int, default=6\n    Metropolis-Hastings steps per token (light sampler).",
-    "n_gibbs": "n_gibbs : int, default=2\n    Coordinate Gibbs sweeps over eta per iteration (light sampler).",
+    "n_gibbs": ("n_gibbs : int, default=2\n    Coordinate Gibbs sweeps over eta per iteration (light sampler). "
+                "Where the exact draw costs at most about a tenth of an iteration (documents x K^2 x tasks "
+                "<= 12 x tokens x n_mh, e.g. 20 classes at K <= 24 on 20 Newsgroups) light draws eta "
+                "exactly instead, as gibbs does: coordinate sweeps mix slowly when topics are few."),
     "c": ("c : float or 'auto', default='auto'\n    Regularization constant weighing the labels against the "
           "words (papers: c or lambda). 'auto' takes the papers' settings: 1.6 for the hinge loss; 25 (two "
           "classes, gSLDA) or 204.8 (several tasks, LightMedLDA) for the logistic loss. The value used is "

@@ -19,6 +19,10 @@ from .kernels.word_hash import compact_and_build, hash_from_dense, new_word_meta
 SAMPLERS = ("gibbs", "light", "blocked")
 LIGHT_VARIANTS = ("partial", "collapsed")
 LIGHT_INFERENCE = ("gibbs", "mh")  # how Light infers new documents' topics
+ETA_DRAWS = ("auto", "exact", "coordinate")  # how Light draws eta ("auto": exact where cheap)
+# "auto" draws eta exactly while D K^2 T <= EXACT_ETA_WORK * N * n_mh: measured on 20 Newsgroups,
+# 20 classes, K = 20 (ratio 10.8), the exact draw takes 39 ms of a 0.45 s iteration
+EXACT_ETA_WORK = 12
 
 
 class ExactGibbs:
@@ -53,7 +57,7 @@ class Light:
     name = "light"
 
     def __init__(self, variant: str = "collapsed", proposal: str = "mixture", n_mh: int = 6, n_gibbs: int = 2,
-                 n_jobs: int = 1, inference: str = "gibbs"):
+                 n_jobs: int = 1, inference: str = "gibbs", eta_draw: str = "auto"):
         if inference not in LIGHT_INFERENCE:
             raise ValueError(f"inference must be one of {list(LIGHT_INFERENCE)}, got {inference!r}")
         if variant not in LIGHT_VARIANTS:
@@ -65,7 +69,10 @@ class Light:
         self.n_mh = n_mh
         self.n_gibbs = n_gibbs
         self.n_jobs = n_jobs
+        if eta_draw not in ETA_DRAWS:
+            raise ValueError(f"eta_draw must be one of {list(ETA_DRAWS)}, got {eta_draw!r}")
         self.inference = inference
+        self.eta_draw = eta_draw
         self.reset()
 
     def reset(self) -> None:
@@ -141,9 +148,20 @@ class Light:
             self._moves = (np.empty(n_tokens, np.int64), np.empty(n_tokens, np.int32))
         return self._moves
 
+    def exact_eta_is_cheap(self, state, n_tasks: int) -> bool:
+        """Whether eta's exact draw (forming its precisions: D K^2 T multiply-adds) costs at most
+        about a tenth of this sampler's sweep (N n_mh steps): ``EXACT_ETA_WORK`` steps' worth."""
+        n_docs, n_topics = state.n_dk.shape
+        return n_docs * n_topics ** 2 * n_tasks <= EXACT_ETA_WORK * state.word_ids.size * self.n_mh
+
     def draw_eta(self, state, eta, kappa, w, nu, rng) -> tuple[np.ndarray, np.ndarray]:
-        """n_gibbs coordinate Gibbs sweeps over eta (SPEC §5) on zbar's sparse topic columns;
-        returns eta and omega = zbar @ eta.T (D, T) for it."""
+        """eta drawn exactly where that is cheap (``exact_eta_is_cheap``), else n_gibbs coordinate
+        Gibbs sweeps (SPEC §5) on zbar's sparse topic columns; returns eta and omega = zbar @ eta.T
+        (D, T) for it. Both leave eta's conditional invariant; coordinate sweeps mix slowly when
+        topics are few and the loss is sharp (20 classes, K = 20, logistic: test accuracy 0.754
+        against 0.786 with exact draws, three seeds each)."""
+        if self.eta_draw == "exact" or (self.eta_draw == "auto" and self.exact_eta_is_cheap(state, eta.shape[0])):
+            return ExactGibbs.draw_eta(self, state, eta, kappa, w, nu, rng)
         columns = state.topic_columns()
         eta = eta.copy()
         omega = state.omega(eta, columns)

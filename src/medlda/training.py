@@ -191,7 +191,7 @@ def warm_up() -> float:
     word_ids = np.array([0, 1, 1, 2], np.int32)
     doc_ptr = np.array([0, 2, 4], np.int64)
     state = SamplerState.initialize(word_ids, doc_ptr, 3, 2, np.full(2, 0.5), 0.1, rng)
-    for sampler in (ExactGibbs(), Light("partial"), Light("collapsed")):
+    for sampler in (ExactGibbs(), Light("partial", eta_draw="coordinate"), Light("collapsed", eta_draw="coordinate")):
         sampler.sweep(state, np.zeros((0, 2)), np.zeros((2, 0)), np.zeros((2, 0)), rng)
         sampler.sweep(state, np.ones((1, 2)), np.ones((2, 1)), np.ones((2, 1)), rng)
         sampler.draw_eta(state, np.ones((1, 2)), np.ones((2, 1)), np.ones((2, 1)), 1.0, rng)
@@ -203,7 +203,7 @@ def warm_up() -> float:
     many = SamplerState.initialize(np.zeros(300, np.int32), np.arange(301, dtype=np.int64), 1, 2,
                                    np.full(2, 0.5), 0.1, rng)
     for variant in ("collapsed", "partial"):
-        threaded = Light(variant, n_jobs=2)
+        threaded = Light(variant, n_jobs=2, eta_draw="coordinate")
         threaded.sweep(many, np.zeros((0, 2)), np.zeros((300, 0)), np.zeros((300, 0)), rng)
     threaded.draw_eta(many, np.ones((2, 2)), np.ones((300, 2)), np.ones((300, 2)), 1.0, rng)  # tasks on threads
     _COMPILE_SECONDS = time.perf_counter() - tic
