@@ -41,9 +41,10 @@ _KINDS_PER_DRAW = 16  # mixture steps served by one uniform (each uses log2(3) o
 @njit(cache=True, inline="always")
 def _proposal_kind(state, digits, mode, step, n_kinds):
     """Which proposal MH step ``step`` uses: a random one (mixture, scan), in turn (cycle), or
-    fixed. For a random one, ``digits`` is a uniform on [0, 1) whose base-n_kinds digits pick the kinds of
-    ``_KINDS_PER_DRAW`` steps, so a step costs no RNG call (even a slightly uneven pick would keep
-    the target: every kind is a valid MH kernel on its own). Returns (state, digits, kind)."""
+    fixed. For a random one, ``digits`` is a uniform on [0, 1) whose base-n_kinds digits pick the
+    kinds of ``_KINDS_PER_DRAW`` steps, so a step costs no RNG call (even a slightly uneven pick
+    would keep the target: every kind is a valid MH kernel on its own). Returns (state, digits,
+    kind)."""
     if mode == MIXTURE or mode == SCAN:
         if step % _KINDS_PER_DRAW == 0:
             state, digits = next_uniform(state)
@@ -204,10 +205,12 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
             fn_s = slots[np.uint64(3 * js + CUR)] + beta
             fd_s = n_k[us] + vbeta
             qw_s = (slots[np.uint64(3 * js + FROZEN)] + beta) * inv_frozen[us]
-            z_w = scale_dense * dense_per_topic  # the word proposal's normalizer
-            c_doc = z_w * inv_doc
-            c_exp = z_w if n_tasks > 0 else 0.0
-            mix_s = c_doc * (n_d[us] + alpha[us]) + qw_s + c_exp * exp_q[us]
+            c_doc = c_exp = mix_s = 0.0
+            if mode == MIXTURE:  # the mixture's density at s, times 3 z_w (the word normalizer)
+                z_w = scale_dense * dense_per_topic
+                c_doc = z_w * inv_doc
+                c_exp = z_w if n_tasks > 0 else 0.0
+                mix_s = c_doc * (n_d[us] + alpha[us]) + qw_s + c_exp * exp_q[us]
             # all n_mh proposals first: none depends on the chain's moves except a doc proposal of
             # token i itself (``OWN``: the current topic, a rejected step), so their table reads and
             # the hash lines of the topics they propose are fetched side by side, not one by one
@@ -342,10 +345,11 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
                 move_task_terms(eta_kt, b, p, s, -1.0)
                 g_s = topic_g(eta_kt, b, p, s)
             f_s = phi_wk[v, s]
-            # the mixture's density (doc + word + exp) / 3, times 3 word_mass[v] (a common factor)
-            c_doc = word_mass[v] * inv_doc
-            c_exp = word_mass[v] if n_tasks > 0 else 0.0
-            mix_s = c_doc * (n_dk[d, s] + alpha[s]) + f_s + c_exp * exp_q[s]
+            c_doc = c_exp = mix_s = 0.0
+            if mode == MIXTURE:  # the mixture's density (doc + word + exp) / 3 at s, times 3 word_mass[v]
+                c_doc = word_mass[v] * inv_doc
+                c_exp = word_mass[v] if n_tasks > 0 else 0.0
+                mix_s = c_doc * (n_dk[d, s] + alpha[s]) + f_s + c_exp * exp_q[s]
             digits = 0.0  # all proposals first, as in ``_collapsed_blocks``
             for step in range(n_mh):
                 state, digits, kind = _proposal_kind(state, digits, mode, step, n_kinds)
