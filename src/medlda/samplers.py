@@ -25,6 +25,12 @@ ETA_DRAWS = ("auto", "exact", "coordinate")  # how Light draws eta ("auto": exac
 EXACT_ETA_WORK = 12
 
 
+def _exact_eta(state, kappa, w, nu, rng) -> tuple[np.ndarray, np.ndarray]:
+    """One exact draw of eta (T, K) given the state's zbar, and omega = zbar @ eta.T for it."""
+    eta = draw_eta_exact(state.zbar(), kappa, w, nu, rng)
+    return eta, state.omega(eta)
+
+
 class ExactGibbs:
     """Collapsed Gibbs, O(K) per token; eta from its exact Gaussian conditional (Cholesky)."""
 
@@ -36,8 +42,7 @@ class ExactGibbs:
 
     def draw_eta(self, state, eta, kappa, w, nu, rng) -> tuple[np.ndarray, np.ndarray]:
         """eta from its exact Gaussian conditional, and omega = zbar @ eta.T (D, T) with it."""
-        eta = draw_eta_exact(state.zbar(), kappa, w, nu, rng)
-        return eta, state.omega(eta)
+        return _exact_eta(state, kappa, w, nu, rng)
 
     def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng) -> np.ndarray:
         """Averaged doc-topic counts (D, K) of new documents given phi (SPEC §7): exact Gibbs,
@@ -60,6 +65,8 @@ class Light:
                  n_jobs: int = 1, inference: str = "gibbs", eta_draw: str = "auto"):
         if inference not in LIGHT_INFERENCE:
             raise ValueError(f"inference must be one of {list(LIGHT_INFERENCE)}, got {inference!r}")
+        if eta_draw not in ETA_DRAWS:
+            raise ValueError(f"eta_draw must be one of {list(ETA_DRAWS)}, got {eta_draw!r}")
         if variant not in LIGHT_VARIANTS:
             raise ValueError(f"light_variant must be one of {list(LIGHT_VARIANTS)}, got {variant!r}")
         if proposal not in PROPOSAL_MODES:
@@ -69,8 +76,6 @@ class Light:
         self.n_mh = n_mh
         self.n_gibbs = n_gibbs
         self.n_jobs = n_jobs
-        if eta_draw not in ETA_DRAWS:
-            raise ValueError(f"eta_draw must be one of {list(ETA_DRAWS)}, got {eta_draw!r}")
         self.inference = inference
         self.eta_draw = eta_draw
         self.reset()
@@ -161,7 +166,7 @@ class Light:
         topics are few and the loss is sharp (20 classes, K = 20, logistic: test accuracy 0.754
         against 0.786 with exact draws, three seeds each)."""
         if self.eta_draw == "exact" or (self.eta_draw == "auto" and self.exact_eta_is_cheap(state, eta.shape[0])):
-            return ExactGibbs.draw_eta(self, state, eta, kappa, w, nu, rng)
+            return _exact_eta(state, kappa, w, nu, rng)
         columns = state.topic_columns()
         eta = eta.copy()
         omega = state.omega(eta, columns)

@@ -205,12 +205,13 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
             fn_s = slots[np.uint64(3 * js + CUR)] + beta
             fd_s = n_k[us] + vbeta
             qw_s = (slots[np.uint64(3 * js + FROZEN)] + beta) * inv_frozen[us]
+            a_s = n_d[us] + alpha[us]  # the doc factor at s (n_d does not change during the steps)
             c_doc = c_exp = mix_s = 0.0
             if mode == MIXTURE:  # the mixture's density at s, times 3 z_w (the word normalizer)
                 z_w = scale_dense * dense_per_topic
                 c_doc = z_w * inv_doc
                 c_exp = z_w if n_tasks > 0 else 0.0
-                mix_s = c_doc * (n_d[us] + alpha[us]) + qw_s + c_exp * exp_q[us]
+                mix_s = c_doc * a_s + qw_s + c_exp * exp_q[us]
             # all n_mh proposals first: none depends on the chain's moves except a doc proposal of
             # token i itself (``OWN``: the current topic, a rejected step), so their table reads and
             # the hash lines of the topics they propose are fetched side by side, not one by one
@@ -246,15 +247,15 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                 # target ratio without the doc factor, which the doc proposal cancels exactly
                 num = fn_t * fd_s
                 den = fn_s * fd_t
+                a_t = n_d[ut] + alpha[ut]
                 mix_t = 0.0
                 if mode == MIXTURE:  # the mixture's own density at t and s (times 3 z_w, a common factor)
-                    a_t = n_d[ut] + alpha[ut]
                     mix_t = c_doc * a_t + qw_t + c_exp * exp_q[ut]
                     num *= a_t * mix_s
-                    den *= (n_d[np.uint64(s)] + alpha[np.uint64(s)]) * mix_t
+                    den *= a_s * mix_t
                 elif kind != DOC:
-                    num *= n_d[ut] + alpha[ut]
-                    den *= n_d[np.uint64(s)] + alpha[np.uint64(s)]
+                    num *= a_t
+                    den *= a_s
                     if kind == WORD:
                         num *= qw_s
                         den *= qw_t
@@ -275,6 +276,7 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                     fn_s = fn_t
                     fd_s = fd_t
                     qw_s = qw_t
+                    a_s = a_t
                     mix_s = mix_t
             z[i] = s
             if js < 0:  # a topic new to this word since the last compaction
@@ -345,11 +347,12 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
                 move_task_terms(eta_kt, b, p, s, -1.0)
                 g_s = topic_g(eta_kt, b, p, s)
             f_s = phi_wk[v, s]
+            a_s = n_dk[d, s] + alpha[s]  # the doc factor at s (the row does not change during the steps)
             c_doc = c_exp = mix_s = 0.0
             if mode == MIXTURE:  # the mixture's density (doc + word + exp) / 3 at s, times 3 word_mass[v]
                 c_doc = word_mass[v] * inv_doc
                 c_exp = word_mass[v] if n_tasks > 0 else 0.0
-                mix_s = c_doc * (n_dk[d, s] + alpha[s]) + f_s + c_exp * exp_q[s]
+                mix_s = c_doc * a_s + f_s + c_exp * exp_q[s]
             digits = 0.0  # all proposals first, as in ``_collapsed_blocks``
             for step in range(n_mh):
                 state, digits, kind = _proposal_kind(state, digits, mode, step, n_kinds)
@@ -370,21 +373,21 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
                     continue
                 g_t = topic_g(eta_kt, b, p, t_new) if n_tasks > 0 else 0.0
                 f_t = phi_wk[v, t_new]
+                a_t = n_dk[d, t_new] + alpha[t_new]
                 mix_t = 0.0
                 if mode == MIXTURE:
-                    a_t = n_dk[d, t_new] + alpha[t_new]
                     mix_t = c_doc * a_t + f_t + c_exp * exp_q[t_new]
                     num = a_t * f_t * mix_s
-                    den = (n_dk[d, s] + alpha[s]) * f_s * mix_t
+                    den = a_s * f_s * mix_t
                 elif kind == DOC:  # the doc factor cancels
                     num = f_t
                     den = f_s
                 elif kind == WORD:  # phi cancels
-                    num = n_dk[d, t_new] + alpha[t_new]
-                    den = n_dk[d, s] + alpha[s]
+                    num = a_t
+                    den = a_s
                 else:
-                    num = f_t * (n_dk[d, t_new] + alpha[t_new]) * exp_q[s]
-                    den = f_s * (n_dk[d, s] + alpha[s]) * exp_q[t_new]
+                    num = f_t * a_t * exp_q[s]
+                    den = f_s * a_s * exp_q[t_new]
                 if n_tasks > 0:
                     num *= fast_exp(g_t - g_s)
                 if num < den:  # uphill moves are accepted without a draw
@@ -396,6 +399,7 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
                     s = t_new
                     g_s = g_t
                     f_s = f_t
+                    a_s = a_t
                     mix_s = mix_t
             z[i] = s
             n_dk[d, s] += 1
