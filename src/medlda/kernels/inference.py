@@ -27,13 +27,15 @@ def prior_tables(phi_wk, alpha):
 
 @njit(cache=True, inline="always")
 def _count_in(k, counts, used, where, n_used):
-    """One more token of topic k: a topic that had none joins the used list. Returns n_used."""
-    if counts[k] == 0:
-        used[n_used] = k
-        where[k] = n_used
-        n_used += 1
+    """One more token of topic k: a topic that had none joins the used list. Returns n_used.
+    Each array is written on every path (k goes to ``used`` past its end either way, so
+    ``used`` has a spare slot): numba wraps an inlined helper that touches an array on some
+    paths only in reference-count calls, six per token and sweep here."""
+    is_new = counts[k] == 0
+    used[n_used] = k
+    where[k] = n_used if is_new else where[k]
     counts[k] += 1
-    return n_used
+    return n_used + is_new
 
 
 @njit(cache=True)
@@ -49,7 +51,7 @@ def sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, prior_prob, prior_alias, p
     longest = max_doc_length(doc_ptr)
     z = np.empty(longest, dtype=np.int64)
     counts = np.zeros(n_topics, dtype=np.int64)
-    used = np.empty(n_topics, dtype=np.int64)  # the topics with counts > 0, in used[:n_used]
+    used = np.empty(n_topics + 1, dtype=np.int64)  # the topics with counts > 0, in used[:n_used]
     where = np.empty(n_topics, dtype=np.int64)  # position of each used topic in ``used``
     cum = np.empty(n_topics)
     for d in range(doc_ptr.size - 1):
