@@ -6,9 +6,10 @@ units in the last place of ``np.exp`` on [-708, 709] (tested), so the samplers' 
 unchanged; below -708 it returns 0 and above 709 inf (a probability under 1e-307 is already
 below the resolution of the 53-bit uniforms it is compared with).
 
-Used where exp runs over all K topics: the exp proposal's table (K values per document) and the
-exact sampler's G_d(k) (K values per token), about 5x faster than libm's exp there. A single exp
-per MH step stays with libm's, which is as fast for one value.
+``fast_exp`` settles out-of-range inputs by early returns, cheapest for one value (the exp of an
+MH step's ratio). ``fast_exp_lanes`` gives the same values but settles them by selects, so a loop
+over all K topics vectorizes: the exp proposal's table (K values per document) and the exact
+sampler's G_d(k) (K values per token).
 """
 
 import numpy as np
@@ -34,12 +35,8 @@ def _float_from_bits(typingctx, bits):
 
 
 @njit(cache=True, inline="always")
-def fast_exp(x):
-    """exp(x) for a float64 x, branch-light and inlinable (see the module docstring)."""
-    if not x >= _LOW:
-        return 0.0 if x == x else x  # NaN passes through
-    if x > _HIGH:
-        return np.inf
+def _exp_in_range(x):
+    """exp(x) for x in [-708, 709]: the reduction and the polynomial, no checks."""
     n = np.floor(x * _LOG2E + 0.5)
     r = (x - n * _LN2_HI) - n * _LN2_LO
     p = 1.0 / 6227020800.0
@@ -58,3 +55,24 @@ def fast_exp(x):
     p = p * r + 1.0
     return p * _float_from_bits((np.int64(n) + 1023) << 52)
 
+
+@njit(cache=True, inline="always")
+def fast_exp(x):
+    """exp(x) for one float64 x, branch-light and inlinable (see the module docstring)."""
+    if not x >= _LOW:
+        return 0.0 if x == x else x  # NaN passes through
+    if x > _HIGH:
+        return np.inf
+    return _exp_in_range(x)
+
+
+@njit(cache=True, inline="always")
+def fast_exp_lanes(x):
+    """``fast_exp(x)``, value for value, for loops: the polynomial runs on x clamped to range and
+    selects settle the rest, so there is no branch and the loop vectorizes (8 lanes with AVX-512:
+    the exp proposal's table costs 5.8 against 14.5 million instructions per binary sweep at
+    K = 400)."""
+    y = _exp_in_range(min(max(x, _LOW), _HIGH))
+    y = y if x >= _LOW else 0.0
+    y = y if x <= _HIGH else np.inf
+    return y if x == x else x  # NaN passes through

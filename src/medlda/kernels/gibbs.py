@@ -7,7 +7,7 @@ import numpy as np
 from numba import njit
 
 from .common import all_topic_g, doc_task_terms, draw_from_cdf, move_task_terms
-from .fastexp import fast_exp
+from .fastexp import fast_exp_lanes
 from .rng import DOCS_PER_STREAM
 
 
@@ -43,7 +43,7 @@ def gibbs_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, vbeta, eta, 
                 move_task_terms(eta_kt, b, p, old, -1.0)
                 gmax = all_topic_g(eta, b, p, g)
                 for k in range(n_topics):
-                    g[k] = fast_exp(g[k] - gmax)
+                    g[k] = fast_exp_lanes(g[k] - gmax)
             total = 0.0
             for k in range(n_topics):
                 pk = (n_dk[d, k] + alpha[k]) * (n_wk[v, k] + beta) / (n_k[k] + vbeta)

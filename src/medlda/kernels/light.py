@@ -14,7 +14,7 @@ from numba import njit, prange
 
 from .alias import build_alias, draw_alias
 from .common import add_average, all_topic_g, doc_task_terms, finish_average, max_doc_length, move_task_terms, topic_g
-from .fastexp import fast_exp
+from .fastexp import fast_exp, fast_exp_lanes
 from .prefetch import prefetch
 from .rng import DOCS_PER_STREAM, next_below, next_uniform
 from .word_hash import (BASE, CUR, FRAC, FROZEN, MASK, META_COLUMNS, SCALE_DENSE, SCALE_SPARSE, SP_LO, SP_N,
@@ -132,7 +132,7 @@ def _exp_table(eta, b, p, exp_w, exp_prob, exp_alias, exp_q, small, large):
     """The exp proposal's table exp(G_d(k)) given p (SPEC §4): O(K * T)."""
     gmax = all_topic_g(eta, b, p, exp_w)
     for k in range(exp_w.size):
-        exp_w[k] = fast_exp(exp_w[k] - gmax)
+        exp_w[k] = fast_exp_lanes(exp_w[k] - gmax)
     build_alias(exp_w, exp_prob, exp_alias, exp_q, small, large)
 
 
