@@ -15,8 +15,10 @@ from scipy.special import gammaln
 FALSE_ALARM = 1e-3  # probability that a correct sampler fails one goodness-of-fit test
 
 
-def lda_log_joint(docs: list[list[int]], z: tuple, n_topics: int, n_words: int, alpha: float, beta: float) -> float:
-    """log p(W, Z) of collapsed LDA by the textbook formula (symmetric priors), plain NumPy."""
+def lda_log_joint(docs: list[list[int]], z: tuple, n_topics: int, n_words: int, alpha, beta: float) -> float:
+    """log p(W, Z) of collapsed LDA by the textbook formula (symmetric beta; alpha a number or a
+    (K,) vector), plain NumPy."""
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=float), (n_topics,))
     n_dk = np.zeros((len(docs), n_topics))
     n_kw = np.zeros((n_topics, n_words))
     i = 0
@@ -25,7 +27,7 @@ def lda_log_joint(docs: list[list[int]], z: tuple, n_topics: int, n_words: int, 
             n_dk[d, z[i]] += 1
             n_kw[z[i], v] += 1
             i += 1
-    a_sum, v_beta = n_topics * alpha, n_words * beta
+    a_sum, v_beta = alpha.sum(), n_words * beta
     total = np.sum(gammaln(a_sum) - gammaln(n_dk.sum(1) + a_sum))
     total += np.sum(gammaln(n_dk + alpha) - gammaln(alpha))
     total += np.sum(gammaln(v_beta) - gammaln(n_kw.sum(1) + v_beta))
