@@ -316,7 +316,7 @@ def test_word_proposal_tables_draw_their_frozen_q():
     """compact_and_build's sparse + dense tables draw k with probability proportional to
     (n_kv + beta) / (n_k + V beta): the q the collapsed MH ratio reads back."""
     from medlda.kernels.word_hash import (FRAC, SCALE_DENSE, SCALE_SPARSE, SP_LO, SP_N, compact_and_build, draw_word,
-                                          hash_from_dense, new_word_meta)
+                                          hash_from_dense, new_word_meta, new_word_table)
     from numba import njit
 
     @njit
@@ -324,8 +324,9 @@ def test_word_proposal_tables_draw_their_frozen_q():
         out = np.empty(n, np.int64)
         dense_lo = word_meta[-1, SP_LO] + word_meta[-1, SP_N]
         for i in range(n):
-            state, out[i] = draw_word(state, word_table, word_meta[v, SP_LO], word_meta[v, SP_N], meta_f[v, FRAC],
-                                      meta_f[v, SCALE_SPARSE], dense_lo, 6, meta_f[v, SCALE_DENSE])
+            state, out[i] = draw_word(state, word_table, word_table.view(np.int32), word_meta[v, SP_LO],
+                                      word_meta[v, SP_N], meta_f[v, FRAC], meta_f[v, SCALE_SPARSE], dense_lo, 6,
+                                      meta_f[v, SCALE_DENSE])
         return out
 
     n_wk = np.array([[0, 5, 0, 1, 0, 0], [3, 0, 0, 0, 0, 9], [0, 0, 0, 0, 0, 0]], np.int32)
@@ -333,7 +334,7 @@ def test_word_proposal_tables_draw_their_frozen_q():
     beta, vbeta = 0.5, 1.5
     word_meta = new_word_meta(3)
     slots, _ = hash_from_dense(n_wk, 0, word_meta)
-    word_table = np.empty(3 * (18 + 6))
+    word_table = new_word_table(18 + 6)
     compact_and_build(word_meta, slots, 0, n_k, beta, vbeta, word_table, np.empty(6))
     meta_f = word_meta.view(np.float64)
     assert meta_f[2, FRAC] == 0.0  # a word with no tokens draws from the dense part only

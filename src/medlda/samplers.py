@@ -14,7 +14,7 @@ from .kernels.gibbs import gibbs_sweep
 from .kernels.light import (PROPOSAL_MODES, light_infer_doc_topic, light_sweep_collapsed,
                             light_sweep_collapsed_parallel, light_sweep_exact, light_sweep_exact_parallel)
 from .kernels.rng import DOCS_PER_STREAM, make_streams
-from .kernels.word_hash import compact_and_build, hash_from_dense, new_word_meta, spill_bound
+from .kernels.word_hash import compact_and_build, hash_from_dense, new_word_meta, new_word_table, spill_bound
 
 SAMPLERS = ("gibbs", "light", "blocked")
 LIGHT_VARIANTS = ("partial", "collapsed")
@@ -107,7 +107,7 @@ class Light:
             word_meta = new_word_meta(n_words)
             slots, top = hash_from_dense(state.n_wk, spill, word_meta)
             size = int(np.minimum(totals, n_topics).sum())  # a word holds <= min(N_w, K) topics
-            self._hash = [word_meta, slots, top, spill, np.empty(3 * (size + n_topics)), np.empty(n_topics)]
+            self._hash = [word_meta, slots, top, spill, new_word_table(size + n_topics), np.empty(n_topics)]
         return self._hash
 
     def sweep(self, state, eta, kappa, w, rng, phi_wk: np.ndarray | None = None) -> None:

@@ -18,7 +18,7 @@ from .fastexp import fast_exp, fast_exp_lanes
 from .prefetch import prefetch
 from .rng import DOCS_PER_STREAM, next_below, next_uniform
 from .word_hash import (BASE, CUR, FRAC, FROZEN, MASK, META_COLUMNS, SCALE_DENSE, SCALE_SPARSE, SP_LO, SP_N,
-                        draw_word, find_slot, insert_topic)
+                        TABLE_STRIDE, draw_word, find_slot, insert_topic)
 
 MIXTURE, CYCLE, DOC, WORD, EXP, SCAN = 0, 1, 2, 3, 4, 5
 PROPOSAL_MODES = {"mixture": MIXTURE, "scan": SCAN, "cycle": CYCLE, "doc": DOC, "word": WORD, "exp": EXP}
@@ -160,6 +160,7 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
     last = word_meta.shape[0] - 1
     dense_lo = word_meta[last, SP_LO] + word_meta[last, SP_N]
     meta_f = word_meta.view(np.float64)
+    table_topics = word_table.view(np.int32)
     first_doc, last_doc, move_start = _block_docs(block_lo, block_hi, doc_ptr)
     n_moved = move_start
     dense_per_topic = 0.0  # the word proposal's dense mass / K: its normalizer is scale_dense times this
@@ -189,7 +190,7 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                 prefetch(meta_flat, META_COLUMNS * word_ids[i + 2])
                 v1 = word_ids[i + 1]
                 prefetch(slots, 3 * (word_meta[v1, BASE] + (z[i + 1] & word_meta[v1, MASK])))
-                prefetch(word_table, 3 * word_meta[v1, SP_LO])
+                prefetch(word_table, TABLE_STRIDE * word_meta[v1, SP_LO])
             v = word_ids[i]
             s0 = z[i]
             s = np.int64(s0)
@@ -237,8 +238,8 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                     elif t_new == FROM_ALPHA:
                         state, t_new = draw_alias(state, alpha_prob, alpha_alias)
                 elif kind == WORD:
-                    state, t_new = draw_word(state, word_table, lo, n_sparse, frac, scale_sparse, dense_lo,
-                                             n_topics, scale_dense)
+                    state, t_new = draw_word(state, word_table, table_topics, lo, n_sparse, frac, scale_sparse,
+                                             dense_lo, n_topics, scale_dense)
                 else:
                     state, t_new = draw_alias(state, exp_prob, exp_alias)
                 prop_kind[step] = kind

@@ -28,6 +28,12 @@ KEY, CUR, FROZEN = 0, 1, 2
 EMPTY = -1
 BASE, MASK, USED, SP_LO, SP_N, FRAC, SCALE_SPARSE, SCALE_DENSE = range(8)
 META_COLUMNS = 8
+TABLE_STRIDE = 2  # float64 words per word-proposal entry (16 bytes: four entries per cache line)
+
+
+def new_word_table(n_entries: int) -> np.ndarray:
+    """Room for ``n_entries`` word-proposal alias entries (``compact_and_build``)."""
+    return np.empty(TABLE_STRIDE * n_entries)
 
 
 def new_word_meta(n_words: int) -> np.ndarray:
@@ -177,14 +183,15 @@ def compact_and_build(word_meta, slots, spill, n_k, beta, vbeta, word_table, inv
     n_kv / (n_k + V beta) over the word's non-zero topics and one dense part beta / (n_k + V beta)
     shared by all words. Returns the new (slots, top).
 
-    Zero-count slots are dropped and frozen = current. ``word_table`` holds alias entries
-    (prob, topic, alias) side by side, so one draw reads one cache line: word v's sparse entries
-    from SP_LO on (SP_N of them; in all at most one per token), then the K entries of the dense
-    part. O(slots + K): grows with non-zero counts, not V*K.
+    Zero-count slots are dropped and frozen = current. ``word_table`` (``new_word_table``) holds
+    alias entries of 16 bytes (prob, topic, alias) side by side, so one draw reads one cache
+    line: word v's sparse entries from SP_LO on (SP_N of them; in all at most one per token),
+    then the K entries of the dense part. O(slots + K): grows with non-zero counts, not V*K.
     """
     n_topics = n_k.size
     n_words = word_meta.shape[0]
     meta_f = word_meta.view(np.float64)
+    table_topics = word_table.view(np.int32)
     for k in range(n_topics):
         inv_frozen[k] = 1.0 / (n_k[k] + vbeta)
     nnz = np.zeros(n_words, np.int64)
@@ -220,13 +227,13 @@ def compact_and_build(word_meta, slots, spill, n_k, beta, vbeta, word_table, inv
         meta_f[v, FRAC] = 0.0
         if n > 0:
             meta_f[v, FRAC] = build_alias(weights[:n], prob[:n], idx[:n], q[:n], small, large)
-            _put_entries(word_table, pos, n, prob, topics, idx)
+            _put_entries(word_table, table_topics, pos, n, prob, topics, idx)
         pos += n
     for k in range(n_topics):
         weights[k] = beta * inv_frozen[k]
         topics[k] = k
     dense_mass = build_alias(weights, prob, idx, q, small, large)
-    _put_entries(word_table, pos, n_topics, prob, topics, idx)
+    _put_entries(word_table, table_topics, pos, n_topics, prob, topics, idx)
     for v in range(n_words):
         sparse_mass = meta_f[v, FRAC]
         frac = sparse_mass / (sparse_mass + dense_mass)
@@ -237,21 +244,23 @@ def compact_and_build(word_meta, slots, spill, n_k, beta, vbeta, word_table, inv
 
 
 @njit(cache=True, inline="always")
-def _put_entries(word_table, pos, n, prob, topics, idx):
-    """Alias entries (prob, topic, alias topic) of one table into word_table from entry pos on."""
+def _put_entries(word_table, table_topics, pos, n, prob, topics, idx):
+    """Alias entries of one table into word_table from entry pos on: prob in the entry's first
+    float64, topic and alias topic as two int32 in its second (``table_topics``, the int32 view
+    of the same buffer)."""
     for e in range(n):
-        word_table[3 * (pos + e)] = prob[e]
-        word_table[3 * (pos + e) + 1] = topics[e]
-        word_table[3 * (pos + e) + 2] = topics[idx[e]]
+        word_table[TABLE_STRIDE * (pos + e)] = prob[e]
+        table_topics[2 * TABLE_STRIDE * (pos + e) + 2] = topics[e]
+        table_topics[2 * TABLE_STRIDE * (pos + e) + 3] = topics[idx[e]]
 
 
 @njit(cache=True, inline="always")
-def draw_word(state, word_table, lo, n_sparse, frac, scale_sparse, dense_lo, n_topics, scale_dense):
+def draw_word(state, word_table, table_topics, lo, n_sparse, frac, scale_sparse, dense_lo, n_topics, scale_dense):
     """Word proposal from one 53-bit uniform u: the word's sparse table when u < frac (its
     probability), else the dense one (``dense_lo``: its first entry); u rescaled to the part
     chosen (``scale_sparse`` = n_sparse / frac, ``scale_dense`` = K / (1 - frac)) picks the entry
-    (integer part) and entry vs alias (fraction). One table array and no division, so the MH
-    step stays branch-light."""
+    (integer part) and entry vs alias (fraction). One 16-byte entry per draw (``_put_entries``)
+    and no division, so the MH step stays branch-light."""
     state, u = next_uniform(state)
     if u < frac:
         y = u * scale_sparse
@@ -262,7 +271,7 @@ def draw_word(state, word_table, lo, n_sparse, frac, scale_sparse, dense_lo, n_t
         seg = dense_lo
         n = n_topics
     slot = min(np.int64(y), n - 1)
-    j = np.uint64(3 * (seg + slot))
-    first = np.int64(word_table[j + np.uint64(1)])
-    other = np.int64(word_table[j + np.uint64(2)])  # read either way: a select, not a branch
-    return state, first if y - slot < word_table[j] else other
+    e = np.uint64(seg + slot)
+    first = np.int64(table_topics[np.uint64(2 * TABLE_STRIDE) * e + np.uint64(2)])
+    other = np.int64(table_topics[np.uint64(2 * TABLE_STRIDE) * e + np.uint64(3)])  # read either way: a select
+    return state, first if y - slot < word_table[np.uint64(TABLE_STRIDE) * e] else other
