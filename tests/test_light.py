@@ -312,6 +312,36 @@ def test_word_hash_blocks_grow_by_relocation_and_stay_exact():
     assert np.array_equal(dense, expected)
 
 
+def test_compaction_lays_out_into_the_spare_slots_when_they_fit():
+    """compact_and_build writes the new layout into the spare slots array it is given (the
+    sampler passes the one from the compaction before, so its huge pages stay mapped) when that
+    has room, else into a new NumPy array; either way the layout and tables are the same."""
+    from medlda.kernels.word_hash import (SP_LO, SP_N, TABLE_STRIDE, compact_and_build, hash_from_dense, new_word_meta,
+                                          new_word_table, to_dense)
+
+    n_wk = np.random.default_rng(5).poisson(0.4, size=(30, 16)).astype(np.int32)
+    n_k = n_wk.sum(0).astype(np.int64)
+    spill = 40
+    results = []
+    for spare in (None, np.full(3, 7, np.int32), np.full(30000, 7, np.int32)):
+        word_meta = new_word_meta(30)
+        slots, _ = hash_from_dense(n_wk, spill, word_meta)
+        word_table = new_word_table(int(np.minimum(n_wk.sum(1), 16).sum()) + 16)
+        new, top = compact_and_build(word_meta, slots, spill, n_k, 0.1, 1.6, word_table, np.empty(16), spare)
+        assert new is not slots and (new is spare) == (spare is not None and spare.size == 30000)
+        assert new.size >= 3 * (top[0] + spill)
+        dense = np.zeros_like(n_wk)
+        to_dense(word_meta, new, dense)
+        assert np.array_equal(dense, n_wk)
+        used = new[:3 * top[0]].reshape(-1, 3).copy()
+        used[used[:, 0] == -1, 1:] = 0  # an empty slot's counts are never read
+        n_entries = word_meta[-1, SP_LO] + word_meta[-1, SP_N] + 16  # the sparse entries, then the dense part
+        results.append((word_meta.copy(), used, word_table[:TABLE_STRIDE * n_entries].copy()))
+    for meta, used, table in results[1:]:
+        assert np.array_equal(meta, results[0][0]) and np.array_equal(used, results[0][1])
+        assert np.array_equal(table.view(np.int64), results[0][2].view(np.int64))
+
+
 def test_word_proposal_tables_draw_their_frozen_q():
     """compact_and_build's sparse + dense tables draw k with probability proportional to
     (n_kv + beta) / (n_k + V beta): the q the collapsed MH ratio reads back."""

@@ -87,6 +87,7 @@ class Light:
         self._hash = None
         self._synced = None
         self._moves = None
+        self._threads = None
 
     def _exact_tables(self, n_words: int, n_topics: int):
         if self._phi_tables is None or self._phi_tables[0].shape != (n_words, n_topics):
@@ -96,8 +97,9 @@ class Light:
 
     def _word_hash(self, state):
         """The hashed counts and table arrays for ``state`` as a list [word_meta, slots, top, spill,
-        word_table, inv_frozen], loaded from its dense counts unless they are the ones this
-        sampler left after its last sweep of the same state."""
+        word_table, inv_frozen, spare] (spare: the slots before the last compaction, where the
+        next one lays out), loaded from its dense counts unless they are the ones this sampler
+        left after its last sweep of the same state."""
         synced = (self._synced is not None and self._synced[0] is state
                   and np.array_equal(self._synced[1], state.n_k))
         if not synced:
@@ -107,7 +109,7 @@ class Light:
             word_meta = new_word_meta(n_words)
             slots, top = hash_from_dense(state.n_wk, spill, word_meta)
             size = int(np.minimum(totals, n_topics).sum())  # a word holds <= min(N_w, K) topics
-            self._hash = [word_meta, slots, top, spill, new_word_table(size + n_topics), np.empty(n_topics)]
+            self._hash = [word_meta, slots, top, spill, new_word_table(size + n_topics), np.empty(n_topics), None]
         return self._hash
 
     def sweep(self, state, eta, kappa, w, rng, phi_wk: np.ndarray | None = None) -> None:
@@ -134,18 +136,25 @@ class Light:
                 light_sweep_exact(*args)
             return
         table = self._word_hash(state)
-        word_meta, slots, _, spill, word_table, inv_frozen = table
-        slots, top = compact_and_build(word_meta, slots, spill, state.n_k, state.beta, state.vbeta, word_table,
-                                       inv_frozen)
-        table[1:3] = slots, top
+        word_meta, old_slots, _, spill, word_table, inv_frozen, spare = table
+        slots, top = compact_and_build(word_meta, old_slots, spill, state.n_k, state.beta, state.vbeta, word_table,
+                                       inv_frozen, spare)
+        table[1], table[2], table[6] = slots, top, old_slots
         args = (state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k, state.alpha, a_prob,
                 a_alias, state.beta, state.vbeta, word_meta, slots, top, word_table, inv_frozen, eta, kappa, w, mode,
                 self.n_mh, state.streams, moved, moved_from)
         if chunks.size > 2:
-            light_sweep_collapsed_parallel(chunks, *args)
+            light_sweep_collapsed_parallel(chunks, *args, self._thread_slots(chunks.size - 1, slots.size))
         else:
             light_sweep_collapsed(*args)
         self._synced = (state, state.n_k.copy())
+
+    def _thread_slots(self, n_threads: int, n_values: int) -> np.ndarray:
+        """(threads, >= n_values) int32: each thread's copy of the hash slots in a parallel
+        collapsed sweep, allocated once by NumPy (huge pages, see ``new_slots``)."""
+        if self._threads is None or self._threads.shape[0] < n_threads or self._threads.shape[1] < n_values:
+            self._threads = np.empty((n_threads, n_values), np.int32)
+        return self._threads
 
     def _move_log(self, n_tokens: int):
         """Scratch (N,) arrays where kernels log the tokens that changed topic."""

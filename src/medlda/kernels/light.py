@@ -482,11 +482,12 @@ def light_sweep_collapsed(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_pr
 @njit(cache=True, parallel=True)
 def light_sweep_collapsed_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob,
                                    alpha_alias, beta, vbeta, word_meta, slots, top, word_table, inv_frozen,
-                                   eta, kappa, w, mode, n_mh, streams, moved, moved_from):
+                                   eta, kappa, w, mode, n_mh, streams, moved, moved_from, thread_slots):
     """``light_sweep_collapsed`` with the stream blocks split at ``chunks`` (C + 1,) across threads.
     Each thread samples against its own copy of the hashed counts and n_k taken at sweep start
     (the approximate distributed-LDA scheme: a thread does not see the others' moves until the
-    sweep ends); the moves are merged afterwards. With one chunk it equals the serial sweep."""
+    sweep ends); the moves are merged afterwards. With one chunk it equals the serial sweep.
+    ``thread_slots`` (>= C, >= slots.size): room for the threads' copies of the slots."""
     n_chunks = chunks.size - 1
     counts = np.empty(n_chunks, np.int64)
     used = 3 * top[0]
@@ -494,7 +495,7 @@ def light_sweep_collapsed_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k
         own_meta, own_slots, own_top = word_meta, slots, top
         if n_chunks > 1:  # the compact region copied; each thread spills into its own space
             own_meta = word_meta.copy()
-            own_slots = np.empty_like(slots)
+            own_slots = thread_slots[c]
             own_slots[:used] = slots[:used]
             own_top = top.copy()
         own_n_k = n_k.copy()

@@ -18,6 +18,8 @@ through ``word_meta.view(np.float64)``, the probability of the sparse part and t
 that turn a uniform into a table entry (FRAC, SCALE_SPARSE, SCALE_DENSE; see ``draw_word``).
 """
 
+from __future__ import annotations
+
 import numpy as np
 from numba import njit
 
@@ -127,10 +129,27 @@ def insert_topic(word_meta, slots, top, v, k, j):
     return j
 
 
+def new_slots(n_slots: int) -> np.ndarray:
+    """Room for ``n_slots`` hash slots (int32 triples), allocated by NumPy: it asks Linux for
+    transparent huge pages (2 MB) for arrays of 4 MB and more, and numba's allocator does not.
+    On 4 KB pages a probe of the 31 MB hash of K = 1000 misses the TLB as well as the cache."""
+    return np.empty(3 * n_slots, np.int32)
+
+
 @njit(cache=True)
-def _lay_out(word_meta, nnz, spill):
-    """BASE, MASK and USED of every word for blocks sized by ``nnz``; a new slots array with the
-    compact region's keys EMPTY and room for ``spill`` more slots; returns (slots, top)."""
+def blocks_size(nnz):
+    """Slots of the compact region for words with ``nnz`` non-zero topics each."""
+    total = 0
+    for v in range(nnz.size):
+        total += cap_for(nnz[v])
+    return total
+
+
+@njit(cache=True)
+def _lay_out(word_meta, nnz, slots):
+    """BASE, MASK and USED of every word for blocks sized by ``nnz``, and the compact region's
+    keys EMPTY in ``slots`` (at least ``blocks_size(nnz)`` slots, the rest spill room); returns
+    top."""
     total = 0
     for v in range(nnz.size):
         cap = cap_for(nnz[v])
@@ -138,31 +157,43 @@ def _lay_out(word_meta, nnz, spill):
         word_meta[v, MASK] = cap - 1
         word_meta[v, USED] = nnz[v]
         total += cap
-    slots = np.empty(3 * (total + spill), np.int32)
     for j in range(total):
         slots[3 * j] = EMPTY
-    top = np.full(1, total, np.int64)
-    return slots, top
+    return np.full(1, total, np.int64)
 
 
 @njit(cache=True)
-def hash_from_dense(n_wk, spill, word_meta):
-    """Load the hash from dense counts (V, K): current = frozen = n_kw, zero counts left out;
-    returns (slots, top)."""
+def dense_nonzero(n_wk):
+    """Non-zero topics of each word of dense counts (V, K)."""
     n_words, n_topics = n_wk.shape
     nnz = np.zeros(n_words, np.int64)
     for v in range(n_words):
         for k in range(n_topics):
             if n_wk[v, k] > 0:
                 nnz[v] += 1
-    slots, top = _lay_out(word_meta, nnz, spill)
+    return nnz
+
+
+@njit(cache=True)
+def _load_dense(n_wk, nnz, word_meta, slots):
+    """Lay the hash out in ``slots`` and fill it from dense counts; returns top."""
+    n_words, n_topics = n_wk.shape
+    top = _lay_out(word_meta, nnz, slots)
     for v in range(n_words):
         base, mask = word_meta[v, BASE], word_meta[v, MASK]
         for k in range(n_topics):
             c = n_wk[v, k]
             if c > 0:
                 _place(slots, base, mask, k, c, c)
-    return slots, top
+    return top
+
+
+def hash_from_dense(n_wk: np.ndarray, spill: int, word_meta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Load the hash from dense counts (V, K): current = frozen = n_kw, zero counts left out,
+    ``spill`` slots of room after the compact region; returns (slots, top)."""
+    nnz = dense_nonzero(n_wk)
+    slots = new_slots(blocks_size(nnz) + spill)
+    return slots, _load_dense(n_wk, nnz, word_meta, slots)
 
 
 @njit(cache=True)
@@ -176,32 +207,53 @@ def to_dense(word_meta, slots, n_wk):
                 n_wk[v, slots[3 * j]] = slots[3 * j + CUR]
 
 
-@njit(cache=True)
-def compact_and_build(word_meta, slots, spill, n_k, beta, vbeta, word_table, inv_frozen):
+def compact_and_build(word_meta: np.ndarray, slots: np.ndarray, spill: int, n_k: np.ndarray, beta: float,
+                      vbeta: float, word_table: np.ndarray, inv_frozen: np.ndarray,
+                      spare: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Freeze the counts, lay the hash out afresh and build the word proposal (SPEC §4, word
     part): q_v(k) = (n_kv + beta) / (n_k + V beta) split into a sparse per-word part
     n_kv / (n_k + V beta) over the word's non-zero topics and one dense part beta / (n_k + V beta)
     shared by all words. Returns the new (slots, top).
 
-    Zero-count slots are dropped and frozen = current. ``word_table`` (``new_word_table``) holds
+    Zero-count slots are dropped and frozen = current. The new layout goes into ``spare`` (the
+    slots of the compaction before, reused so its huge pages stay mapped) when it has room for it
+    and ``spill`` slots more, else into a new array. ``word_table`` (``new_word_table``) holds
     alias entries of 16 bytes (prob, topic, alias) side by side, so one draw reads one cache
     line: word v's sparse entries from SP_LO on (SP_N of them; in all at most one per token),
     then the K entries of the dense part. O(slots + K): grows with non-zero counts, not V*K.
     """
-    n_topics = n_k.size
+    nnz = hash_nonzero(word_meta, slots)
+    n_slots = blocks_size(nnz) + spill
+    if spare is None or spare.size < 3 * n_slots:
+        spare = new_slots(n_slots + n_slots // 4)  # room to grow before the next allocation
+    return spare, _compact_into(word_meta, slots, nnz, spare, n_k, beta, vbeta, word_table, inv_frozen)
+
+
+@njit(cache=True)
+def hash_nonzero(word_meta, slots):
+    """Topics with a non-zero current count of each word in the hash."""
     n_words = word_meta.shape[0]
-    meta_f = word_meta.view(np.float64)
-    table_topics = word_table.view(np.int32)
-    for k in range(n_topics):
-        inv_frozen[k] = 1.0 / (n_k[k] + vbeta)
     nnz = np.zeros(n_words, np.int64)
     for v in range(n_words):
         base = word_meta[v, BASE]
         for j in range(base, base + word_meta[v, MASK] + 1):
             if slots[3 * j] != EMPTY and slots[3 * j + CUR] > 0:
                 nnz[v] += 1
+    return nnz
+
+
+@njit(cache=True)
+def _compact_into(word_meta, slots, nnz, new_slots, n_k, beta, vbeta, word_table, inv_frozen):
+    """``compact_and_build``'s work: the hash laid out into ``new_slots``, the tables built;
+    returns top."""
+    n_topics = n_k.size
+    n_words = word_meta.shape[0]
+    meta_f = word_meta.view(np.float64)
+    table_topics = word_table.view(np.int32)
+    for k in range(n_topics):
+        inv_frozen[k] = 1.0 / (n_k[k] + vbeta)
     old_meta = word_meta.copy()
-    new_slots, top = _lay_out(word_meta, nnz, spill)
+    top = _lay_out(word_meta, nnz, new_slots)
     weights = np.empty(n_topics)
     q = np.empty(n_topics)
     prob = np.empty(n_topics)
@@ -240,7 +292,7 @@ def compact_and_build(word_meta, slots, spill, n_k, beta, vbeta, word_table, inv
         meta_f[v, FRAC] = frac
         meta_f[v, SCALE_SPARSE] = word_meta[v, SP_N] / frac if frac > 0.0 else 0.0
         meta_f[v, SCALE_DENSE] = n_topics / (1.0 - frac)
-    return new_slots, top
+    return top
 
 
 @njit(cache=True, inline="always")
