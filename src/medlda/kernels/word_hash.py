@@ -243,8 +243,8 @@ def hash_nonzero(word_meta, slots):
 
 
 @njit(cache=True)
-def _compact_into(word_meta, slots, nnz, new_slots, n_k, beta, vbeta, word_table, inv_frozen):
-    """``compact_and_build``'s work: the hash laid out into ``new_slots``, the tables built;
+def _compact_into(word_meta, slots, nnz, fresh, n_k, beta, vbeta, word_table, inv_frozen):
+    """``compact_and_build``'s work: the hash laid out into ``fresh``, the tables built;
     returns top."""
     n_topics = n_k.size
     n_words = word_meta.shape[0]
@@ -253,7 +253,7 @@ def _compact_into(word_meta, slots, nnz, new_slots, n_k, beta, vbeta, word_table
     for k in range(n_topics):
         inv_frozen[k] = 1.0 / (n_k[k] + vbeta)
     old_meta = word_meta.copy()
-    top = _lay_out(word_meta, nnz, new_slots)
+    top = _lay_out(word_meta, nnz, fresh)
     weights = np.empty(n_topics)
     q = np.empty(n_topics)
     prob = np.empty(n_topics)
@@ -270,7 +270,7 @@ def _compact_into(word_meta, slots, nnz, new_slots, n_k, beta, vbeta, word_table
             k = slots[3 * j]
             c = slots[3 * j + CUR]
             if k != EMPTY and c > 0:
-                _place(new_slots, base, mask, k, c, c)
+                _place(fresh, base, mask, k, c, c)
                 topics[n] = k
                 weights[n] = c * inv_frozen[k]
                 n += 1
