@@ -250,7 +250,7 @@ def test_hashed_word_counts_survive_many_sweeps_with_probing():
     kappa, w = rng.normal(size=(100, 2)), rng.gamma(1.0, size=(100, 2))
     for sweep in range(8):
         sampler.sweep(state, eta, kappa, w, rng)
-        word_meta, slots, top = sampler._hash[:3]
+        word_meta, slots, top = sampler._hash.word_meta, sampler._hash.slots, sampler._hash.top
         dense = np.zeros_like(state.n_wk)
         to_dense(word_meta, slots, dense)
         assert np.array_equal(dense, state.n_wk), sweep
@@ -469,7 +469,7 @@ def test_collapsed_light_on_threads_keeps_counts_exact():
             np.add.at(n_wk, (word_ids, state.z), 1)
             assert np.array_equal(n_wk, state.n_wk) and np.array_equal(n_wk.sum(0), state.n_k)
             dense = np.zeros_like(state.n_wk)
-            to_dense(sampler._hash[0], sampler._hash[1], dense)  # word_meta, slots
+            to_dense(sampler._hash.word_meta, sampler._hash.slots, dense)
             assert np.array_equal(dense, state.n_wk)
         states.append(state)
     assert not np.array_equal(states[0].z, states[1].z)

@@ -3,6 +3,8 @@ done. "gibbs" is exact collapsed Gibbs (the reference); "light" is LightMedLDA (
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .classifier import draw_eta_exact
@@ -50,6 +52,21 @@ class ExactGibbs:
         return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng)
 
 
+@dataclass
+class HashedCounts:
+    """The collapsed light sampler's topic-word counts in per-word hashes and its word-proposal
+    tables (``kernels.word_hash``). ``spare``: the slots before the last compaction, where the
+    next one lays out (reused, so its huge pages stay mapped)."""
+
+    word_meta: np.ndarray
+    slots: np.ndarray
+    top: np.ndarray
+    spill: int
+    word_table: np.ndarray
+    inv_frozen: np.ndarray
+    spare: np.ndarray | None = None
+
+
 class Light:
     """LightMedLDA: MH with doc / word / exp proposals and alias tables; coordinate Gibbs for eta.
 
@@ -95,11 +112,9 @@ class Light:
                                 np.empty((n_words, n_topics), np.int32), np.empty(n_words))
         return self._phi_tables
 
-    def _word_hash(self, state):
-        """The hashed counts and table arrays for ``state`` as a list [word_meta, slots, top, spill,
-        word_table, inv_frozen, spare] (spare: the slots before the last compaction, where the
-        next one lays out), loaded from its dense counts unless they are the ones this sampler
-        left after its last sweep of the same state."""
+    def _word_hash(self, state) -> HashedCounts:
+        """The hashed counts and tables for ``state``, loaded from its dense counts unless they
+        are the ones this sampler left after its last sweep of the same state."""
         synced = (self._synced is not None and self._synced[0] is state
                   and np.array_equal(self._synced[1], state.n_k))
         if not synced:
@@ -109,7 +124,7 @@ class Light:
             word_meta = new_word_meta(n_words)
             slots, top = hash_from_dense(state.n_wk, spill, word_meta)
             size = int(np.minimum(totals, n_topics).sum())  # a word holds <= min(N_w, K) topics
-            self._hash = [word_meta, slots, top, spill, new_word_table(size + n_topics), np.empty(n_topics), None]
+            self._hash = HashedCounts(word_meta, slots, top, spill, new_word_table(size + n_topics), np.empty(n_topics))
         return self._hash
 
     def sweep(self, state, eta, kappa, w, rng, phi_wk: np.ndarray | None = None) -> None:
@@ -135,16 +150,15 @@ class Light:
             else:
                 light_sweep_exact(*args)
             return
-        table = self._word_hash(state)
-        word_meta, old_slots, _, spill, word_table, inv_frozen, spare = table
-        slots, top = compact_and_build(word_meta, old_slots, spill, state.n_k, state.beta, state.vbeta, word_table,
-                                       inv_frozen, spare)
-        table[1], table[2], table[6] = slots, top, old_slots
+        h = self._word_hash(state)
+        slots, h.top = compact_and_build(h.word_meta, h.slots, h.spill, state.n_k, state.beta, state.vbeta,
+                                         h.word_table, h.inv_frozen, h.spare)
+        h.slots, h.spare = slots, h.slots
         args = (state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k, state.alpha, a_prob,
-                a_alias, state.beta, state.vbeta, word_meta, slots, top, word_table, inv_frozen, eta, kappa, w, mode,
-                self.n_mh, state.streams, moved, moved_from)
+                a_alias, state.beta, state.vbeta, h.word_meta, h.slots, h.top, h.word_table, h.inv_frozen, eta, kappa,
+                w, mode, self.n_mh, state.streams, moved, moved_from)
         if chunks.size > 2:
-            light_sweep_collapsed_parallel(chunks, *args, self._thread_slots(chunks.size - 1, slots.size))
+            light_sweep_collapsed_parallel(chunks, *args, self._thread_slots(chunks.size - 1, h.slots.size))
         else:
             light_sweep_collapsed(*args)
         self._synced = (state, state.n_k.copy())
