@@ -27,7 +27,8 @@ def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def test_fast_exp_within_two_ulps_of_numpy_over_the_whole_range(exp):
     rng = np.random.default_rng(0)
     x = np.concatenate([rng.uniform(-708.0, 709.0, 200_000), rng.uniform(-1.0, 1.0, 100_000),
-                        np.arange(-1000, 1001) * np.log(2.0) / 2, [-708.0, 0.0, 709.0, 1e-300, -1e-300]])
+                        np.arange(-1000, 1001) * np.log(2.0) / 2,
+                        np.arange(-64 * 500, 64 * 500) * np.log(2.0) / 128, [-708.0, 0.0, 709.0, 1e-300, -1e-300]])
     x = x[(x >= -708.0) & (x <= 709.0)]
     assert _ulps(_exp_all(exp, x), np.exp(x)).max() <= 2
 
@@ -41,6 +42,8 @@ def test_fast_exp_limits_and_nan(exp):
     assert np.isnan(got[6])
 
 
-def test_fast_exp_lanes_equals_fast_exp_bit_for_bit():
-    x = np.random.default_rng(1).uniform(-800.0, 800.0, 100_000)
-    np.testing.assert_array_equal(_exp_all(fast_exp_lanes, x).view(np.int64), _exp_all(fast_exp, x).view(np.int64))
+def test_fast_exp_is_within_one_ulp_for_almost_every_value():
+    """Not merely within two ulps somewhere: 99% of values are within one (a low part of
+    ln 2 / 64 rounded in the wrong place puts them tens of ulps off at large |x|)."""
+    x = np.random.default_rng(1).uniform(-708.0, 709.0, 100_000)
+    assert np.mean(_ulps(_exp_all(fast_exp, x), np.exp(x)) <= 1) > 0.99

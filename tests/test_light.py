@@ -268,6 +268,45 @@ def test_hashed_word_counts_survive_many_sweeps_with_probing():
     assert np.array_equal(n_wk, state.n_wk)
 
 
+def _assert_empty_slots_hold_zero(word_meta, slots):
+    """Every empty slot of every word's block has zero counts: an MH step reads the counts of the
+    slot its lookup stops at, found or not."""
+    from medlda.kernels.word_hash import BASE, CUR, EMPTY, FROZEN, MASK
+
+    for v in range(word_meta.shape[0]):
+        block = slots.reshape(-1, 3)[word_meta[v, BASE]:word_meta[v, BASE] + word_meta[v, MASK] + 1]
+        empty = block[:, 0] == EMPTY
+        assert empty.any(), "a block with no empty slot would make a lookup of an absent topic loop"
+        assert not block[empty][:, [CUR, FROZEN]].any()
+
+
+def test_find_slot_settles_every_topic_along_long_probe_chains():
+    """Lookups in a half-full block whose topics collide into one run: a present topic gives its
+    own slot, an absent one the first empty slot of its probe sequence (where it would go)."""
+    from medlda.kernels.word_hash import CUR, EMPTY, FROZEN, find_slot
+
+    cap = 16
+    slots = np.zeros(3 * (cap + 4), np.int32)
+    base = 4
+    block = slots.reshape(-1, 3)[base:base + cap]
+    block[:, 0] = EMPTY
+    topics = [3, 19, 35, 51, 4, 67, 14, 15]  # 3 and its +16 multiples collide, then run on past 4
+    for k in topics:
+        h = k % cap
+        while block[h, 0] != EMPTY:
+            h = (h + 1) % cap
+        block[h] = (k, k + 100, k + 200)
+    for k in range(80):
+        j = find_slot(slots, base, cap - 1, k)
+        h = k % cap
+        while block[h, 0] not in (k, EMPTY):
+            h = (h + 1) % cap
+        if k in topics:
+            assert j == base + h and slots[3 * j + CUR] == k + 100 and slots[3 * j + FROZEN] == k + 200
+        else:
+            assert j == -(base + h) - 1 and block[h, 0] == EMPTY
+
+
 def test_word_hash_blocks_grow_by_relocation_and_stay_exact():
     """A word whose block was sized for 2 topics gains 40 new ones (as in a sweep): each
     insertion past half full moves the block to the spill area, twice the size. Every topic stays
@@ -285,6 +324,7 @@ def test_word_hash_blocks_grow_by_relocation_and_stay_exact():
     word_meta = new_word_meta(3)
     slots, top = hash_from_dense(n_wk, spill, word_meta)
     assert word_meta[0, MASK] + 1 == cap_for(2) == 8
+    _assert_empty_slots_hold_zero(word_meta, slots)
     expected = n_wk.copy()
     rng = np.random.default_rng(3)
     for k in rng.permutation([k for k in range(n_topics) if k not in (5, 9)])[:40]:
@@ -298,6 +338,7 @@ def test_word_hash_blocks_grow_by_relocation_and_stay_exact():
         expected[0, 5] -= 1
     assert word_meta[0, USED] == 42 and word_meta[0, MASK] + 1 == cap_for(42) == 128
     assert top[0] <= slots.size // 3 and word_meta[0, BASE] >= 8  # moved out of the compact region
+    _assert_empty_slots_hold_zero(word_meta, slots)
     dense = np.zeros_like(n_wk)
     to_dense(word_meta, slots, dense)
     assert np.array_equal(dense, expected)
@@ -308,6 +349,7 @@ def test_word_hash_blocks_grow_by_relocation_and_stay_exact():
     slots, top = compact_and_build(word_meta, slots, spill, n_k, 0.1, 0.3, np.empty(3 * (60 + n_topics)),
                                    np.empty(n_topics))
     assert word_meta[0, BASE] == 0 and word_meta[0, MASK] + 1 == cap_for(42)
+    _assert_empty_slots_hold_zero(word_meta, slots)
     to_dense(word_meta, slots, dense)
     assert np.array_equal(dense, expected)
 
@@ -315,7 +357,8 @@ def test_word_hash_blocks_grow_by_relocation_and_stay_exact():
 def test_compaction_lays_out_into_the_spare_slots_when_they_fit():
     """compact_and_build writes the new layout into the spare slots array it is given (the
     sampler passes the one from the compaction before, so its huge pages stay mapped) when that
-    has room, else into a new NumPy array; either way the layout and tables are the same."""
+    has room, else into a new NumPy array; either way the layout and tables are the same, and the
+    empty slots hold zero counts whatever the spare held."""
     from medlda.kernels.word_hash import (SP_LO, SP_N, TABLE_STRIDE, compact_and_build, hash_from_dense, new_word_meta,
                                           new_word_table, to_dense)
 
@@ -333,8 +376,8 @@ def test_compaction_lays_out_into_the_spare_slots_when_they_fit():
         dense = np.zeros_like(n_wk)
         to_dense(word_meta, new, dense)
         assert np.array_equal(dense, n_wk)
+        _assert_empty_slots_hold_zero(word_meta, new)  # even where the spare held other values
         used = new[:3 * top[0]].reshape(-1, 3).copy()
-        used[used[:, 0] == -1, 1:] = 0  # an empty slot's counts are never read
         n_entries = word_meta[-1, SP_LO] + word_meta[-1, SP_N] + 16  # the sparse entries, then the dense part
         results.append((word_meta.copy(), used, word_table[:TABLE_STRIDE * n_entries].copy()))
     for meta, used, table in results[1:]:

@@ -42,19 +42,24 @@ def doc_task_terms(eta_kt, n_dk, d, kappa, w, length, a, b, p):
 @njit(cache=True, inline="always")
 def move_task_terms(eta_kt, b, p, k, sign):
     """p after a token of topic k joins (sign = +1) or leaves (sign = -1) the document: m_t moves
-    by sign * eta_tk. O(T)."""
-    for t in range(eta_kt.shape[1]):
-        p[t] -= sign * 2.0 * b[t] * eta_kt[k, t]
+    by sign * eta_tk. O(T); T >= 1 (callers check)."""
+    uk = np.uint64(k)
+    p[0] -= sign * 2.0 * b[0] * eta_kt[uk, 0]  # the first task apart: no loop set-up when T = 1
+    for t in range(1, eta_kt.shape[1]):
+        p[t] -= sign * 2.0 * b[t] * eta_kt[uk, t]
 
 
 @njit(cache=True, inline="always")
 def topic_g(eta_kt, b, p, k):
     """G_d(k) of SPEC (3) given p from ``doc_task_terms`` (with m = m_d^{-di}):
     sum_t eta_tk (p_t - b_t eta_tk). ``eta_kt`` is eta transposed (K, T), so one topic's weights
-    are contiguous; the light kernels compile with reassociation, so the sum is vectorized."""
-    s = 0.0
-    for t in range(eta_kt.shape[1]):
-        e = eta_kt[k, t]
+    are contiguous; the light kernels compile with reassociation, so the sum is vectorized.
+    T >= 1 (callers check)."""
+    uk = np.uint64(k)
+    e = eta_kt[uk, 0]  # the first task apart: no loop set-up when T = 1
+    s = e * (p[0] - b[0] * e)
+    for t in range(1, eta_kt.shape[1]):
+        e = eta_kt[uk, t]
         s += e * (p[t] - b[t] * e)
     return s
 

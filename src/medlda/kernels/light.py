@@ -252,11 +252,10 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                     continue
                 ut = np.uint64(t_new)
                 jt = find_slot(slots, base, mask, t_new)
-                cur_t = 0
-                frozen_t = 0
-                if jt >= 0:
-                    cur_t = slots[np.uint64(3 * jt + CUR)]
-                    frozen_t = slots[np.uint64(3 * jt + FROZEN)]
+                # the slot the probe stopped at: the topic's, or an empty one with zero counts
+                j_read = np.uint64(jt if jt >= 0 else -jt - 1)
+                cur_t = slots[3 * j_read + CUR]
+                frozen_t = slots[3 * j_read + FROZEN]
                 g_t = topic_g(eta_kt, b, p, t_new) if n_tasks > 0 else 0.0
                 fn_t = cur_t + beta
                 fd_t = n_k[ut] + vbeta
@@ -267,7 +266,9 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                 a_t = n_d[ut] + (alpha_flat if alpha_flat > 0.0 else alpha[ut])
                 mix_t = 0.0
                 if mode == MIXTURE:  # the mixture's own density at t and s (times 3 z_w, a common factor)
-                    mix_t = c_doc * a_t + qw_t + c_exp * exp_q[ut]
+                    mix_t = c_doc * a_t + qw_t
+                    if n_tasks > 0:  # LDA reads no exp_q (a K-vector competing for L1 at large K)
+                        mix_t += c_exp * exp_q[ut]
                     num *= a_t * mix_s
                     den *= a_s * mix_t
                 elif kind != DOC:
