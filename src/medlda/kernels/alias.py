@@ -25,13 +25,19 @@ def _push(k, is_small, small, large, n_small, n_large):
 def build_alias(weights, prob, alias, q, small, large):
     """Fill one table from non-negative ``weights`` (K,): ``q`` = weights / sum, and Vose's
     ``prob`` / ``alias`` so that a draw returns k with probability q[k]. ``small`` and ``large``
-    are int scratch arrays of size K. All-zero weights give the uniform table.
+    are int scratch arrays of size K. All-zero weights give the uniform table. Returns the sum."""
+    return build_alias_head(weights, prob, alias, q, small, large, weights.size)
+
+
+@njit(cache=True, inline="always")
+def build_alias_head(weights, prob, alias, q, small, large, n):
+    """``build_alias`` on the first ``n`` entries of each array, without slicing them (a slice
+    per table made building the collapsed sampler's V small word tables a third slower).
 
     The small and large topics are listed once, in index order; the large topic being filled
     stays in a register until its residual drops below 1, and is then itself paired with the next
     large one, so the pairing loop carries one float, not a round trip through a stack per topic
     (2.1 against 4.3 us per document for the exp proposal's weights, 20 classes, K = 400)."""
-    n = weights.size
     total = 0.0
     for k in range(n):
         total += weights[k]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .alias import build_alias
+from .alias import build_alias, build_alias_head
 from .rng import next_uniform
 
 KEY, CUR, FROZEN = 0, 1, 2
@@ -300,7 +300,7 @@ def _compact_into(word_meta, slots, nnz, fresh, n_k, beta, vbeta, word_table, in
         word_meta[v, SP_N] = n
         meta_f[v, FRAC] = 0.0
         if n > 0:
-            meta_f[v, FRAC] = build_alias(weights[:n], prob[:n], idx[:n], q[:n], small, large)
+            meta_f[v, FRAC] = build_alias_head(weights, prob, idx, q, small, large, n)
             _put_entries(word_table, table_topics, pos, n, prob, topics, idx)
         pos += n
     for k in range(n_topics):
