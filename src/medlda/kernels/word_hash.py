@@ -171,8 +171,8 @@ def blocks_size(nnz):
 @njit(cache=True)
 def _lay_out(word_meta, nnz, slots):
     """BASE, MASK and USED of every word for blocks sized by ``nnz``, and the compact region's
-    keys EMPTY in ``slots`` (at least ``blocks_size(nnz)`` slots, the rest spill room); returns
-    top."""
+    slots emptied (``_clear``) in ``slots`` (at least ``blocks_size(nnz)`` slots, the rest spill
+    room); returns top."""
     total = 0
     for v in range(nnz.size):
         cap = cap_for(nnz[v])
