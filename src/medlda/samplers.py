@@ -158,16 +158,17 @@ class Light:
                 a_alias, state.beta, state.vbeta, h.word_meta, h.slots, h.top, h.word_table, h.inv_frozen, eta, kappa,
                 w, mode, self.n_mh, state.streams, moved, moved_from)
         if chunks.size > 2:
-            light_sweep_collapsed_parallel(chunks, *args, self._thread_slots(chunks.size - 1, h.slots.size))
+            light_sweep_collapsed_parallel(chunks, *args, self._thread_slots(chunks.size - 1, h.slots))
         else:
             light_sweep_collapsed(*args)
         self._synced = (state, state.n_k.copy())
 
-    def _thread_slots(self, n_threads: int, n_values: int) -> np.ndarray:
-        """(threads, >= n_values) int32: each thread's copy of the hash slots in a parallel
-        collapsed sweep, allocated once by NumPy (huge pages, see ``new_slots``)."""
-        if self._threads is None or self._threads.shape[0] < n_threads or self._threads.shape[1] < n_values:
-            self._threads = np.empty((n_threads, n_values), np.int32)
+    def _thread_slots(self, n_threads: int, slots: np.ndarray) -> np.ndarray:
+        """(threads, >= slots.size), of the slots' dtype: each thread's copy of the hash slots in a
+        parallel collapsed sweep, allocated once by NumPy (huge pages, see ``new_slots``)."""
+        t = self._threads
+        if t is None or t.dtype != slots.dtype or t.shape[0] < n_threads or t.shape[1] < slots.size:
+            self._threads = np.empty((n_threads, slots.size), slots.dtype)
         return self._threads
 
     def _move_log(self, n_tokens: int):
