@@ -354,10 +354,34 @@ def test_word_hash_blocks_grow_by_relocation_and_stay_exact():
     assert np.array_equal(dense, expected)
 
 
+def test_word_hash_slots_are_int16_only_where_every_count_and_topic_fits():
+    """hash_from_dense picks int16 slots while the largest word total is <= 32767 and K <= 32768,
+    else int32; either way the counts round-trip exactly, through a compaction as well (an int16
+    slot would wrap a count of 40,000 to a negative one)."""
+    from medlda.kernels.word_hash import compact_and_build, hash_from_dense, new_word_meta, new_word_table, to_dense
+
+    for n_topics, count, dtype in ((8, 32767, np.int16), (8, 40000, np.int32), (32768, 5, np.int16),
+                                   (32769, 5, np.int32)):
+        n_wk = np.zeros((2, n_topics), np.int32)
+        n_wk[0, 3] = count
+        n_wk[1, n_topics - 1] = 2
+        word_meta = new_word_meta(2)
+        slots, _ = hash_from_dense(n_wk, 4, word_meta)
+        assert slots.dtype == dtype
+        dense = np.zeros_like(n_wk)
+        to_dense(word_meta, slots, dense)
+        assert np.array_equal(dense, n_wk)
+        slots, _ = compact_and_build(word_meta, slots, 4, n_wk.sum(0).astype(np.int64), 0.1, 0.2,
+                                     new_word_table(3 + n_topics), np.empty(n_topics))
+        assert slots.dtype == dtype
+        to_dense(word_meta, slots, dense)
+        assert np.array_equal(dense, n_wk)
+
+
 def test_compaction_lays_out_into_the_spare_slots_when_they_fit():
     """compact_and_build writes the new layout into the spare slots array it is given (the
     sampler passes the one from the compaction before, so its huge pages stay mapped) when that
-    has room, else into a new NumPy array; either way the layout and tables are the same, and the
+    has room and the slots' dtype, else into a new NumPy array; either way the layout and tables are the same, and the
     empty slots hold zero counts whatever the spare held."""
     from medlda.kernels.word_hash import (SP_LO, SP_N, TABLE_STRIDE, compact_and_build, hash_from_dense, new_word_meta,
                                           new_word_table, to_dense)
@@ -366,12 +390,14 @@ def test_compaction_lays_out_into_the_spare_slots_when_they_fit():
     n_k = n_wk.sum(0).astype(np.int64)
     spill = 40
     results = []
-    for spare in (None, np.full(3, 7, np.int32), np.full(30000, 7, np.int32)):
+    for spare in (None, np.full(3, 7, np.int16), np.full(30000, 7, np.int32), np.full(30000, 7, np.int16)):
         word_meta = new_word_meta(30)
         slots, _ = hash_from_dense(n_wk, spill, word_meta)
+        assert slots.dtype == np.int16
         word_table = new_word_table(int(np.minimum(n_wk.sum(1), 16).sum()) + 16)
         new, top = compact_and_build(word_meta, slots, spill, n_k, 0.1, 1.6, word_table, np.empty(16), spare)
-        assert new is not slots and (new is spare) == (spare is not None and spare.size == 30000)
+        fits = spare is not None and spare.size == 30000 and spare.dtype == slots.dtype
+        assert new is not slots and (new is spare) == fits and new.dtype == slots.dtype
         assert new.size >= 3 * (top[0] + spill)
         dense = np.zeros_like(n_wk)
         to_dense(word_meta, new, dense)
