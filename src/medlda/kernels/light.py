@@ -143,6 +143,26 @@ def _exp_table(eta, b, p, exp_w, exp_prob, exp_alias, exp_q, small, large):
     build_alias(exp_w, exp_prob, exp_alias, exp_q, small, large)
 
 
+R = 4  # a topic record's float64 fields, unsigned offsets (uint64 + int64 would give float64 in numba):
+R_N_K, R_INV_FROZEN, R_N_D, R_EXP_Q = np.uint64(0), np.uint64(1), np.uint64(2), np.uint64(3)
+
+
+@njit(cache=True)
+def _records(n_k, inv_frozen, exp_q):
+    """(K * R,) float64: per topic n_k, 1 / (frozen n_k + V beta), the document's n_dk and its exp
+    q, in one 32-byte record, so an MH step reads one cache line of a proposed topic where four
+    K-vectors cost up to four L1 misses (they pass L1 at K = 1000). Counts as float64 are exact
+    and give the same ratios as the integer arrays. exp q is ``exp_q`` (the uniform table of LDA)
+    until a document with tasks copies its own in."""
+    rec = np.zeros(R * n_k.size)
+    rows = rec.reshape(n_k.size, R)
+    for k in range(n_k.size):
+        rows[k, R_N_K] = n_k[k]
+        rows[k, R_INV_FROZEN] = inv_frozen[k]
+        rows[k, R_EXP_Q] = exp_q[k]
+    return rec
+
+
 @njit(cache=True, fastmath=FAST)
 def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha, alpha_prob, alpha_alias,
                       beta, vbeta, word_meta, slots, top, word_table, inv_frozen, eta, kappa, w, mode, n_mh,
@@ -167,9 +187,9 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
     for k in range(n_topics):
         dense_per_topic += beta * inv_frozen[k]
     dense_per_topic /= n_topics
-    # the current document's topic counts, in one K-vector reused for every document: a row of
-    # n_dk (D x K, 45 MB at K = 1000) would cost a cache miss per proposed topic
-    n_d = np.zeros(n_topics, n_dk.dtype)
+    # what an MH step reads of a proposed topic, side by side in one 32-byte record (``_records``)
+    rec = _records(n_k, inv_frozen, exp_q)
+    rec_exp_q = rec[3::R]  # the exp table writes its q into the records (R_EXP_Q)
     meta_flat = word_meta.reshape(word_meta.size)
     end_all = doc_ptr[last_doc]
     for d in range(first_doc, last_doc):
@@ -179,12 +199,12 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
             continue
         s_idx = d // DOCS_PER_STREAM
         state = streams[s_idx]
-        _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, a, b, p, False, exp_w, exp_prob, exp_alias, exp_q,
+        _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, a, b, p, False, exp_w, exp_prob, exp_alias, rec_exp_q,
                    small, large)
         doc_moved = n_moved
         inv_doc = 1.0 / (length + alpha_sum)
         for i in range(start, end):
-            n_d[np.uint64(z[i])] += 1
+            rec[np.uint64(R * z[i]) + R_N_D] += 1.0
         for i in range(start, end):
             if i + 2 < end_all:  # the next tokens' word rows, hash slots and sparse proposal entries
                 prefetch(meta_flat, META_COLUMNS * word_ids[i + 2])
@@ -206,8 +226,9 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
             js = find_slot(slots, base, mask, s)
             us = np.uint64(s)
             slots[np.uint64(3 * js + CUR)] -= 1
-            n_d[us] -= 1
-            n_k[us] -= 1
+            rs = np.uint64(R * s)
+            rec[rs + R_N_D] -= 1.0
+            rec[rs + R_N_K] -= 1.0
             g_s = 0.0
             if n_tasks > 0:
                 move_task_terms(eta_kt, b, p, s, -1.0)
@@ -215,16 +236,16 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
             # f_k = (n_kw + beta) / (n_k + Vbeta) kept as numerator and denominator: the ratio is
             # cross-multiplied, no division per step
             fn_s = slots[np.uint64(3 * js + CUR)] + beta
-            fd_s = n_k[us] + vbeta
-            qw_s = (slots[np.uint64(3 * js + FROZEN)] + beta) * inv_frozen[us]
+            fd_s = rec[rs + R_N_K] + vbeta
+            qw_s = (slots[np.uint64(3 * js + FROZEN)] + beta) * rec[rs + R_INV_FROZEN]
             # the doc factor at s (n_d does not change during the steps)
-            a_s = n_d[us] + (alpha_flat if alpha_flat > 0.0 else alpha[us])
+            a_s = rec[rs + R_N_D] + (alpha_flat if alpha_flat > 0.0 else alpha[us])
             c_doc = c_exp = mix_s = 0.0
             if mode == MIXTURE:  # the mixture's density at s, times 3 z_w (the word normalizer)
                 z_w = scale_dense * dense_per_topic
                 c_doc = z_w * inv_doc
                 c_exp = z_w if n_tasks > 0 else 0.0
-                mix_s = c_doc * a_s + qw_s + c_exp * exp_q[us]
+                mix_s = c_doc * a_s + qw_s + c_exp * rec[rs + R_EXP_Q]
             # all n_mh proposals first: none depends on the chain's moves except a doc proposal of
             # token i itself (``OWN``: the current topic, a rejected step), so their table reads and
             # the hash lines of the topics they propose are fetched side by side, not one by one
@@ -245,12 +266,14 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                 prop_kind[step] = kind
                 prop_topic[step] = t_new
                 prefetch(slots, 3 * (base + (t_new & mask)))
+                prefetch(rec, R * t_new)
             for step in range(n_mh):
                 kind = prop_kind[step]
                 t_new = prop_topic[step]
                 if t_new == s or t_new == OWN:
                     continue
                 ut = np.uint64(t_new)
+                rt = np.uint64(R * t_new)
                 jt = find_slot(slots, base, mask, t_new)
                 # the slot the probe stopped at: the topic's, or an empty one with zero counts
                 j_read = np.uint64(jt if jt >= 0 else -jt - 1)
@@ -258,17 +281,17 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                 frozen_t = slots[3 * j_read + FROZEN]
                 g_t = topic_g(eta_kt, b, p, t_new) if n_tasks > 0 else 0.0
                 fn_t = cur_t + beta
-                fd_t = n_k[ut] + vbeta
-                qw_t = (frozen_t + beta) * inv_frozen[ut]
+                fd_t = rec[rt + R_N_K] + vbeta
+                qw_t = (frozen_t + beta) * rec[rt + R_INV_FROZEN]
                 # target ratio without the doc factor, which the doc proposal cancels exactly
                 num = fn_t * fd_s
                 den = fn_s * fd_t
-                a_t = n_d[ut] + (alpha_flat if alpha_flat > 0.0 else alpha[ut])
+                a_t = rec[rt + R_N_D] + (alpha_flat if alpha_flat > 0.0 else alpha[ut])
                 mix_t = 0.0
                 if mode == MIXTURE:  # the mixture's own density at t and s (times 3 z_w, a common factor)
                     mix_t = c_doc * a_t + qw_t
-                    if n_tasks > 0:  # LDA reads no exp_q (a K-vector competing for L1 at large K)
-                        mix_t += c_exp * exp_q[ut]
+                    if n_tasks > 0:
+                        mix_t += c_exp * rec[rt + R_EXP_Q]
                     num *= a_t * mix_s
                     den *= a_s * mix_t
                 elif kind != DOC:
@@ -278,8 +301,8 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                         num *= qw_s
                         den *= qw_t
                     else:
-                        num *= exp_q[np.uint64(s)]
-                        den *= exp_q[ut]
+                        num *= rec[np.uint64(R * s) + R_EXP_Q]
+                        den *= rec[rt + R_EXP_Q]
                 if n_tasks > 0:
                     num *= fast_exp(g_t - g_s)
                 if num < den:  # uphill moves are accepted without a draw
@@ -299,32 +322,34 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
             z[i] = s
             if js < 0:  # a topic new to this word since the last compaction
                 js = insert_topic(word_meta, slots, top, v, s, -js - 1)
-            us = np.uint64(s)
+            rs = np.uint64(R * s)
             slots[np.uint64(3 * js + CUR)] += 1
-            n_d[us] += 1
-            n_k[us] += 1
+            rec[rs + R_N_D] += 1.0
+            rec[rs + R_N_K] += 1.0
             if n_tasks > 0:
                 move_task_terms(eta_kt, b, p, s, 1.0)
             if s != s0:
                 moved[n_moved] = i
                 moved_from[n_moved] = s0
                 n_moved += 1
-        _leave_doc(n_dk, d, n_d, z, start, end, moved, moved_from, doc_moved, n_moved)
+        _leave_doc(n_dk, d, rec, z, start, end, moved, moved_from, doc_moved, n_moved)
         streams[s_idx] = state
+    for k in range(n_topics):
+        n_k[k] = np.int64(rec[np.uint64(R * k) + R_N_K])
     return n_moved - move_start
 
 
 @njit(cache=True, inline="always")
-def _leave_doc(n_dk, d, n_d, z, start, end, moved, moved_from, first_move, end_move):
-    """Write document d's counts back from ``n_d`` into its row of n_dk (only the topics a
-    logged move changed) and clear ``n_d`` for the next document: O(N_d)."""
+def _leave_doc(n_dk, d, rec, z, start, end, moved, moved_from, first_move, end_move):
+    """Write document d's counts back from the records' n_d into its row of n_dk (only the
+    topics a logged move changed) and clear them for the next document: O(N_d)."""
     for e in range(first_move, end_move):
         old = moved_from[e]
         new = z[moved[e]]
-        n_dk[d, old] = n_d[old]
-        n_dk[d, new] = n_d[new]
+        n_dk[d, old] = np.int64(rec[np.uint64(R * old) + R_N_D])
+        n_dk[d, new] = np.int64(rec[np.uint64(R * new) + R_N_D])
     for i in range(start, end):
-        n_d[np.uint64(z[i])] = 0
+        rec[np.uint64(R * z[i]) + R_N_D] = 0.0
 
 
 @njit(cache=True, fastmath=FAST)
