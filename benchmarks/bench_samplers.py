@@ -134,7 +134,9 @@ def main() -> None:
     p.add_argument("--skip-sensitivity", action="store_true")
     p.add_argument("--sensitivity-k", type=int, default=100)
     p.add_argument("--sensitivity-variant", default="collapsed", choices=["collapsed", "partial"])
+    p.add_argument("--phi-every", type=int, default=1, help="light-partial draws phi every N iterations")
     args = p.parse_args()
+    SAMPLERS["light-partial"]["phi_every"] = args.phi_every
     if not args.data.is_file():
         sys.exit(f"20 Newsgroups archive not found at {args.data}; pass --data")
     ks = [int(k) for k in args.ks.split(",")]
@@ -149,7 +151,8 @@ def main() -> None:
         rows += unsupervised_runs(args.data, ks, args.lda_iters, args.seed, samplers)
     if not args.skip_sensitivity:
         rows += sensitivity_runs(data, args.sensitivity_k, args.iters, args.seed, args.sensitivity_variant)
-    print(json.dumps({"compile_seconds": compile_seconds, "runs": rows, "ratios": ratios(rows)}, indent=1))
+    print(json.dumps({"compile_seconds": compile_seconds, "phi_every": args.phi_every, "runs": rows,
+                      "ratios": ratios(rows)}, indent=1))
 
 
 if __name__ == "__main__":

@@ -48,10 +48,11 @@ def _crash_after(monkeypatch, iteration: int) -> None:
     monkeypatch.setattr(checkpoint, "save_snapshot", save_then_crash)
 
 
-@pytest.mark.parametrize("sampler,variant", [("gibbs", "partial"), ("light", "partial"), ("light", "collapsed")])
-def test_crashed_and_resumed_fit_equals_uninterrupted(tmp_path, monkeypatch, small, sampler, variant):
+@pytest.mark.parametrize("sampler,variant,phi_every", [("gibbs", "partial", 1), ("light", "partial", 1),
+                                                       ("light", "partial", 3), ("light", "collapsed", 1)])
+def test_crashed_and_resumed_fit_equals_uninterrupted(tmp_path, monkeypatch, small, sampler, variant, phi_every):
     corpus, y = small
-    kw = dict(n_iter=9, sampler=sampler, light_variant=variant, random_state=1, n_eta_avg=4)
+    kw = dict(n_iter=9, sampler=sampler, light_variant=variant, random_state=1, n_eta_avg=4, phi_every=phi_every)
     reference = MedLDAClassifier(5, **kw).fit(corpus, y)
     path = tmp_path / "run.ckpt"
     _crash_after(monkeypatch, 6)
@@ -65,6 +66,15 @@ def test_crashed_and_resumed_fit_equals_uninterrupted(tmp_path, monkeypatch, sma
     np.testing.assert_array_equal(resumed.eta_samples_, reference.eta_samples_)
     assert [e["iteration"] for e in resumed.trace_] == list(range(1, 10))
     assert resumed.train_accuracy_ == reference.train_accuracy_
+
+
+def test_checkpoints_must_fall_where_phi_is_drawn(tmp_path, small):
+    corpus, y = small
+    with pytest.raises(ValueError, match=r"checkpoint_every \(4\) must be a multiple of phi_every \(3\)"):
+        MedLDAClassifier(5, sampler="light", light_variant="partial", phi_every=3, checkpoint_every=4,
+                         checkpoint_path=tmp_path / "c").fit(corpus, y)
+    with pytest.raises(ValueError, match="phi_every must be"):
+        MedLDAClassifier(5, sampler="light", light_variant="partial", phi_every=0).fit(corpus, y)
 
 
 def test_unsupervised_resume(tmp_path, monkeypatch, small):

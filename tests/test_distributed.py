@@ -114,6 +114,28 @@ def test_global_counts_equal_counts_of_z_across_shards(ray, data, variant):
         trainer.close()
 
 
+def test_driver_draws_phi_every_phi_every_iterations(ray, data, monkeypatch):
+    """The exact DP scheme with phi_every = 2 broadcasts a new phi at iterations 1, 3, 5, as a
+    local partial sweep draws it, and the global counts stay those of z."""
+    from medlda import distributed
+
+    train, y, _, _ = data
+    drawn = []
+    real = distributed.draw_phi_wk
+    monkeypatch.setattr(distributed, "draw_phi_wk", lambda *args: drawn.append(1) or real(*args))
+    K = 5
+    trainer = RayTrainer(ray, train.word_ids, train.doc_ptr, train.n_words, K, np.full(K, 0.2), 0.01,
+                         make_sampler("light", light_variant="partial", phi_every=2), None, 2,
+                         np.random.default_rng(3))
+    try:
+        for it in range(5):
+            trainer.iterate(it + 1, measure_log_joint=False)
+            assert len(drawn) == it // 2 + 1
+        trainer.local_state()  # raises if the merged counts disagree with z
+    finally:
+        trainer.close()
+
+
 def test_killed_worker_mid_fit_points_to_the_checkpoint(ray, data, monkeypatch, tmp_path):
     train, y, _, _ = data
     iterate = RayTrainer.iterate

@@ -22,6 +22,9 @@ PARAMS = {
                       "papers' sampler: O(1) per token whatever K, faster mixing, a small bias from its "
                       "frozen tables that vanishes as the corpus grows (measured). 'partial' draws phi each "
                       "iteration and is exact, at O(V K) per iteration and slower mixing."),
+    "phi_every": ("phi_every : int, default=1\n    With light_variant='partial', draw phi every this many "
+                  "iterations and sample the tokens given the same phi in between: still exact, and the "
+                  "O(V K) draw is paid once per phi_every iterations (checkpoint_every must be a multiple)."),
     "proposal": ("proposal : {'mixture', 'scan', 'cycle', 'doc', 'word', 'exp'}, default='mixture'\n    How the "
                  "light sampler's MH steps pick proposals: uniformly at random, in turn, or one kind only. "
                  "'mixture' accepts with the ratio of the mixture of the three proposals, 'scan' with the ratio "

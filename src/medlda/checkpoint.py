@@ -133,6 +133,10 @@ def check_run_params(model) -> None:
         raise ValueError(f"checkpoint_every must be an int >= 0 (0: no checkpoints), got {every!r}")
     if (every or getattr(model, "resume", False)) and getattr(model, "checkpoint_path", None) is None:
         raise ValueError("checkpoint_every and resume need a checkpoint_path")
+    phi_every = getattr(model, "phi_every", 1)
+    if every and every % phi_every:
+        raise ValueError(f"checkpoint_every ({every}) must be a multiple of phi_every ({phi_every}): a resumed "
+                         "run draws phi at once, as the uninterrupted run does only every phi_every iterations")
     if every and getattr(model, "strategy", "multitask") == "ovr":
         raise ValueError("checkpoints are not supported with strategy='ovr' (its binary models train "
                          "apart); use strategy='multitask' or checkpoint_every=0")

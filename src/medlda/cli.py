@@ -60,6 +60,8 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=None, help="random seed (same seed, same model)")
     t.add_argument("--light-variant", choices=LIGHT_VARIANTS, default="collapsed",
                    help="light sampler: 'partial' (exact, phi drawn) or 'collapsed' (the papers')")
+    t.add_argument("--phi-every", type=int, default=1, metavar="N",
+                   help="light partial: draw phi every N iterations (still exact; default 1)")
     t.add_argument("--proposal", choices=list(PROPOSAL_MODES), default="mixture",
                    help="light sampler's MH proposals (see MedLDAClassifier's proposal)")
     t.add_argument("--n-mh", type=int, default=6, help="MH steps per token (light)")
@@ -206,8 +208,8 @@ def cmd_train(args) -> int:
     test = _read(args, args.test, "test", vocabulary=train.vocabulary) if args.test else None
     common = dict(alpha_sum=args.alpha_sum, beta=args.beta, n_iter=args.iters, sampler=args.sampler,
                   trace=bool(args.trace),
-                  light_variant=args.light_variant, proposal=args.proposal, n_mh=args.n_mh,
-                  n_jobs=args.n_jobs, random_state=args.seed, verbose=int(_show_progress(args)),
+                  light_variant=args.light_variant, phi_every=args.phi_every, proposal=args.proposal,
+                  n_mh=args.n_mh, n_jobs=args.n_jobs, random_state=args.seed, verbose=int(_show_progress(args)),
                   checkpoint_every=args.checkpoint_every, checkpoint_path=args.checkpoint,
                   resume=args.resume, backend=args.backend, n_workers=args.workers,
                   ray_address=args.address)

@@ -166,6 +166,7 @@ class RayTrainer:
         self.alpha, self.beta = np.asarray(alpha, np.float64), float(beta)
         self.sampler, self.supervision = sampler, supervision
         self.exact = isinstance(sampler, Light) and sampler.variant == "partial"
+        self._phi_payload = None
         self.rng = rng
         # the same draws as SamplerState.initialize, so a one-worker run starts like a local one
         z = rng.integers(0, n_topics, size=word_ids.size).astype(np.int32)
@@ -231,8 +232,10 @@ class RayTrainer:
         """One DP iteration; returns the log joint when measured."""
         sup = self.supervision
         eta = sup.eta if sup is not None else np.zeros((0, self.n_topics))
-        if self.exact:
-            payload = self.ray.put(np.ascontiguousarray(draw_phi_wk(self.n_wk, self.beta, self.rng)))
+        if self.exact:  # phi every phi_every iterations, as a local sweep draws it
+            if self._phi_payload is None or (iteration - 1) % self.sampler.phi_every == 0:
+                self._phi_payload = self.ray.put(np.ascontiguousarray(draw_phi_wk(self.n_wk, self.beta, self.rng)))
+            payload = self._phi_payload
         else:
             payload = self.ray.put((self.n_wk, self.n_k))
         eta_ref = self.ray.put(eta)

@@ -35,7 +35,7 @@ MULTILABEL_POSITIVE_COST = 4.0
 MULTILABEL_MARGIN = 8.0
 STRATEGIES = ("multitask", "ovr")
 
-_COMMON = ("n_topics", "alpha_sum", "beta", "n_iter", "sampler", "light_variant", "proposal", "n_mh",
+_COMMON = ("n_topics", "alpha_sum", "beta", "n_iter", "sampler", "light_variant", "phi_every", "proposal", "n_mh",
            "n_infer_burn", "n_infer_avg", "trace", "random_state", "verbose",
            "checkpoint_every", "checkpoint_path", "resume", "backend", "n_workers", "ray_address")
 _RUN = _COMMON[-6:]  # how a fit runs: checkpoints (medlda.checkpoint), backend (medlda.distributed)
@@ -70,6 +70,7 @@ class _TopicModel(BaseEstimator):
         _check(self.n_infer_burn, "n_infer_burn", numbers.Integral, 0)
         _check(self.n_infer_avg, "n_infer_avg", numbers.Integral, 1)
         _check(self.n_mh, "n_mh", numbers.Integral, 1)
+        _check(self.phi_every, "phi_every", numbers.Integral, 1)
         _check(getattr(self, "n_gibbs", 1), "n_gibbs", numbers.Integral, 1)
         check_run_params(self)
         self._sampler = self._make_sampler()
@@ -77,7 +78,7 @@ class _TopicModel(BaseEstimator):
     def _make_sampler(self):
         return make_sampler(self.sampler, light_variant=self.light_variant, proposal=self.proposal,
                             n_mh=self.n_mh, n_gibbs=getattr(self, "n_gibbs", 2), n_jobs=self._sampler_threads(),
-                            block_simulation=getattr(self, "block_simulation", "nested"))
+                            block_simulation=getattr(self, "block_simulation", "nested"), phi_every=self.phi_every)
 
     def _sampler_threads(self) -> int:
         """Threads of the light sampler: n_jobs as joblib reads it (None: 1, -1: every core); one
@@ -212,7 +213,7 @@ class LDA(TransformerMixin, _TopicModel):
                + params_doc(*_COMMON, "n_jobs", "block_simulation", "trace_every"))
 
     def __init__(self, n_topics: int = 20, *, alpha_sum: float = 6.4, beta: float = 0.01,
-                 n_iter: int = 50, sampler: str = "gibbs", light_variant: str = "collapsed",
+                 n_iter: int = 50, sampler: str = "gibbs", light_variant: str = "collapsed", phi_every: int = 1,
                  proposal: str = "mixture", n_mh: int = 6, n_jobs: int | None = None, n_infer_burn: int = 100,
                  n_infer_avg: int = 50, trace: bool = False, random_state=None, verbose: int = 0,
                  checkpoint_every: int = 0, checkpoint_path=None,
@@ -224,6 +225,7 @@ class LDA(TransformerMixin, _TopicModel):
         self.n_iter = n_iter
         self.sampler = sampler
         self.light_variant = light_variant
+        self.phi_every = phi_every
         self.proposal = proposal
         self.n_mh = n_mh
         self.n_jobs = n_jobs
@@ -286,7 +288,8 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
                "(strategy='multitask') or C binary models with their own topics (strategy='ovr');\n"
                "multi-label when y is a 2-d label-indicator matrix (predict returns one too).\n\n"
                + params_doc("n_topics", "alpha_sum", "beta", "c", "margin", "sigma2", "positive_cost", "loss",
-                            "strategy", "n_jobs", "n_iter", "sampler", "light_variant", "proposal", "n_mh", "n_gibbs",
+                            "strategy", "n_jobs", "n_iter", "sampler", "light_variant", "phi_every", "proposal", "n_mh",
+                            "n_gibbs",
                             "n_eta_avg", "n_infer_burn", "n_infer_avg",
                             "trace", "random_state", "verbose", *_RUN))
 
@@ -294,7 +297,7 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
                  c: float | str = "auto", margin: float | str = "auto", sigma2: float = 1.0,
                  positive_cost: float | str = "auto", loss: str = "hinge", strategy: str = "multitask",
                  n_jobs: int | None = None, n_iter: int = 50, sampler: str = "gibbs",
-                 light_variant: str = "collapsed",
+                 light_variant: str = "collapsed", phi_every: int = 1,
                  proposal: str = "mixture", n_mh: int = 6, n_gibbs: int = 2, n_eta_avg: int = 5,
                  n_infer_burn: int = 100, n_infer_avg: int = 50, trace: bool = False,
                  random_state=None, verbose: int = 0, checkpoint_every: int = 0, checkpoint_path=None,
@@ -312,6 +315,7 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
         self.n_iter = n_iter
         self.sampler = sampler
         self.light_variant = light_variant
+        self.phi_every = phi_every
         self.proposal = proposal
         self.n_mh = n_mh
         self.n_gibbs = n_gibbs

@@ -32,14 +32,14 @@ class MedLDARegressor(RegressorMixin, _TopicModel):
     __doc__ = ("Supervised topic model for a real response: MedLDA regression (epsilon-insensitive\n"
                "loss) or sLDA (squared loss). ``score`` is the predictive R^2.\n\n"
                + params_doc("n_topics", "alpha_sum", "beta", "c_regression", "epsilon", "sigma2",
-                            "loss_regression", "n_iter", "sampler", "light_variant", "proposal", "n_mh",
+                            "loss_regression", "n_iter", "sampler", "light_variant", "phi_every", "proposal", "n_mh",
                             "n_gibbs", "n_jobs", "n_eta_avg", "n_infer_burn", "n_infer_avg", "trace",
                             "random_state", "verbose", *_RUN))
 
     def __init__(self, n_topics: int = 20, *, alpha_sum: float = 6.4, beta: float = 0.01,
                  c: float = REGRESSION_C, epsilon: float = 1e-3, sigma2: float = 1.0,
                  loss: str = "epsilon", n_iter: int = 50, sampler: str = "gibbs",
-                 light_variant: str = "collapsed", proposal: str = "mixture", n_mh: int = 6,
+                 light_variant: str = "collapsed", phi_every: int = 1, proposal: str = "mixture", n_mh: int = 6,
                  n_gibbs: int = 2, n_jobs: int | None = None, n_eta_avg: int = 5, n_infer_burn: int = 100, n_infer_avg: int = 50,
                  trace: bool = False, random_state=None, verbose: int = 0, checkpoint_every: int = 0,
                  checkpoint_path=None, resume: bool = False, backend: str = "local", n_workers: int = 2,
@@ -54,6 +54,7 @@ class MedLDARegressor(RegressorMixin, _TopicModel):
         self.n_iter = n_iter
         self.sampler = sampler
         self.light_variant = light_variant
+        self.phi_every = phi_every
         self.proposal = proposal
         self.n_mh = n_mh
         self.n_gibbs = n_gibbs

@@ -70,7 +70,9 @@ class HashedCounts:
 class Light:
     """LightMedLDA: MH with doc / word / exp proposals and alias tables; coordinate Gibbs for eta.
 
-    ``variant="partial"`` draws phi ~ Dir(n_k. + beta) each iteration and samples (2b): exact.
+    ``variant="partial"`` draws phi ~ Dir(n_k. + beta) every ``phi_every`` sweeps and samples (2b)
+    given it: exact (each step leaves the joint of Z and phi invariant, so skipping the phi draw at
+    some sweeps keeps it so), and the O(V K) draw is paid once per ``phi_every`` sweeps.
     ``variant="collapsed"`` is the papers' sampler: word proposal frozen at sweep start, built as a
     sparse per-word part plus one shared dense part, and topic-word counts in per-word hashes, so
     a sweep costs O(tokens * n_mh + D * K * T), not O(V * K).
@@ -79,7 +81,7 @@ class Light:
     name = "light"
 
     def __init__(self, variant: str = "collapsed", proposal: str = "mixture", n_mh: int = 6, n_gibbs: int = 2,
-                 n_jobs: int = 1, inference: str = "gibbs", eta_draw: str = "auto"):
+                 n_jobs: int = 1, inference: str = "gibbs", eta_draw: str = "auto", phi_every: int = 1):
         if inference not in LIGHT_INFERENCE:
             raise ValueError(f"inference must be one of {list(LIGHT_INFERENCE)}, got {inference!r}")
         if eta_draw not in ETA_DRAWS:
@@ -88,6 +90,8 @@ class Light:
             raise ValueError(f"light_variant must be one of {list(LIGHT_VARIANTS)}, got {variant!r}")
         if proposal not in PROPOSAL_MODES:
             raise ValueError(f"proposal must be one of {list(PROPOSAL_MODES)}, got {proposal!r}")
+        if int(phi_every) != phi_every or phi_every < 1:
+            raise ValueError(f"phi_every must be an integer >= 1, got {phi_every!r}")
         self.variant = variant
         self.proposal = proposal
         self.n_mh = n_mh
@@ -95,21 +99,33 @@ class Light:
         self.n_jobs = n_jobs
         self.inference = inference
         self.eta_draw = eta_draw
+        self.phi_every = int(phi_every)
         self.reset()
 
     def reset(self) -> None:
         """Forget cached tables and hashed counts; call after changing a state's counts outside a
         sweep (a changed n_k is noticed without it)."""
         self._phi_tables = None
+        self._phi_drawn = None  # (state, sweeps since phi was drawn from its counts)
         self._hash = None
         self._synced = None
         self._moves = None
         self._threads = None
 
+    def _phi_due(self, state) -> bool:
+        """Whether this sweep of ``state`` draws phi: every ``phi_every``-th sweep of the same state
+        from its first on (a new state or new tables draw at once)."""
+        fresh = self._phi_drawn is None or self._phi_drawn[0] is not state
+        age = 0 if fresh else self._phi_drawn[1] + 1
+        due = fresh or age % self.phi_every == 0
+        self._phi_drawn = (state, 0 if due else age)
+        return due
+
     def _exact_tables(self, n_words: int, n_topics: int):
         if self._phi_tables is None or self._phi_tables[0].shape != (n_words, n_topics):
             self._phi_tables = (np.empty((n_words, n_topics)), np.empty((n_words, n_topics)),
                                 np.empty((n_words, n_topics), np.int32), np.empty(n_words))
+            self._phi_drawn = None  # new tables hold no phi yet
         return self._phi_tables
 
     def _word_hash(self, state) -> HashedCounts:
@@ -137,8 +153,9 @@ class Light:
         if self.variant == "partial":
             phi, prob, alias, mass = self._exact_tables(*state.n_wk.shape)
             if phi_wk is None:
-                draw_phi_tables(state.n_wk, state.beta, make_streams(rng, state.n_wk.shape[0]), phi, prob, alias,
-                                mass)
+                if self._phi_due(state):
+                    draw_phi_tables(state.n_wk, state.beta, make_streams(rng, state.n_wk.shape[0]), phi, prob,
+                                    alias, mass)
             else:
                 phi = np.ascontiguousarray(phi_wk, dtype=np.float64)
                 build_alias_rows(phi, prob, alias, np.empty(phi.shape))
@@ -242,13 +259,15 @@ def draw_phi_wk(n_wk: np.ndarray, beta: float, rng: np.random.Generator) -> np.n
 
 
 def make_sampler(name: str, *, light_variant: str = "collapsed", proposal: str = "mixture",
-                 n_mh: int = 6, n_gibbs: int = 2, n_jobs: int = 1, block_simulation: str = "nested"):
-    """The sampler object for ``name`` ("gibbs", "light" or "blocked"); ``n_jobs`` threads for
-    light; ``block_simulation`` ("nested" or "backward") for blocked (unsupervised LDA only)."""
+                 n_mh: int = 6, n_gibbs: int = 2, n_jobs: int = 1, block_simulation: str = "nested",
+                 phi_every: int = 1):
+    """The sampler object for ``name`` ("gibbs", "light" or "blocked"); ``n_jobs`` threads and
+    ``phi_every`` (partial variant) for light; ``block_simulation`` ("nested" or "backward") for
+    blocked (unsupervised LDA only)."""
     if name == "gibbs":
         return ExactGibbs()
     if name == "light":
-        return Light(light_variant, proposal, n_mh, n_gibbs, n_jobs)
+        return Light(light_variant, proposal, n_mh, n_gibbs, n_jobs, phi_every=phi_every)
     if name == "blocked":
         from .blocked_sampler import BlockedGibbs
         return BlockedGibbs(block_simulation)
