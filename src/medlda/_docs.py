@@ -20,8 +20,8 @@ PARAMS = {
                     "perplexity) every this many iterations and after the last."),
     "light_variant": ("light_variant : {'collapsed', 'partial'}, default='collapsed'\n    'collapsed' is the "
                       "papers' sampler: O(1) per token whatever K, faster mixing, a small bias from its "
-                      "frozen tables that vanishes as the corpus grows (measured). 'partial' draws phi each "
-                      "iteration and is exact, at O(V K) per iteration and slower mixing."),
+                      "frozen tables that vanishes as the corpus grows (measured). 'partial' draws phi every "
+                      "phi_every iterations and is exact, at O(V K) per phi draw and slower mixing."),
     "phi_every": ("phi_every : int, default=1\n    With light_variant='partial', draw phi every this many "
                   "iterations and sample the tokens given the same phi in between: still exact, and the "
                   "O(V K) draw is paid once per phi_every iterations (checkpoint_every must be a multiple)."),
