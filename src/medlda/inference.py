@@ -10,9 +10,10 @@ from .kernels.rng import make_streams
 
 def gibbs_infer(word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.ndarray, alpha: np.ndarray,
                 n_burn: int, n_avg: int, rng: np.random.Generator) -> np.ndarray:
-    """Exact Gibbs inference of new documents' doc-topic counts (D, K), averaged over the last
-    n_avg of n_burn + n_avg sweeps (SPEC §7)."""
+    """Exact Gibbs inference of new documents' expected doc-topic counts (D, K): each token's
+    conditional averaged over the last n_avg of n_burn + n_avg sweeps (SPEC §7)."""
     out = np.zeros((doc_ptr.size - 1, phi_wk.shape[1]))
-    sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, *prior_tables(phi_wk, np.asarray(alpha, dtype=np.float64)),
-                           n_burn, n_avg, make_streams(rng, doc_ptr.size - 1), out)
+    alpha = np.asarray(alpha, dtype=np.float64)
+    sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, *prior_tables(phi_wk, alpha), n_burn, n_avg,
+                           make_streams(rng, doc_ptr.size - 1), out, True)
     return out

