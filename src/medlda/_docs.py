@@ -71,7 +71,11 @@ PARAMS = {
     "n_eta_avg": "n_eta_avg : int, default=5\n    Predict with the average of the eta samples of the last n_eta_avg iterations.",
     "n_infer_burn": ("n_infer_burn : int, default=100\n    Sweeps over a new document's topics before averaging (SPEC §7). "
                      "Fewer cost test accuracy: 30 lost 0.005-0.01 on 20 Newsgroups at K = 200."),
-    "n_infer_avg": "n_infer_avg : int, default=50\n    Sweeps whose doc-topic counts are averaged for a new document.",
+    "n_infer_avg": ("n_infer_avg : int, default=200\n    Sweeps over which a new document's topic "
+                    "conditionals are averaged (after n_infer_burn). The inference chain of a document "
+                    "moves between topic mixes slowly, so a longer average predicts better: 20 Newsgroups, "
+                    "20 classes, validation accuracy 0.8833 / 0.8687 with 50 and 0.8895 / 0.8705 with 200 "
+                    "at K = 200 (seeds 0 / 1), at twice the prediction time."),
     "trace": ("trace : bool, default=False\n    Record the log joint (SPEC §9) after every iteration in ``trace_``, "
               "a list of dicts with iteration, seconds (sampling only) and log_joint (costs O(DK + VK) "
               "each, not counted in seconds); LDA.fit(X, heldout=...) adds perplexity."),

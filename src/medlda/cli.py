@@ -90,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--infer-burn", type=int, default=None, metavar="N",
                    help="sweeps over a test document's topics before averaging (default 100)")
     t.add_argument("--infer-avg", type=int, default=None, metavar="N",
-                   help="sweeps whose topic counts are averaged for a test document (default 50)")
+                   help="sweeps whose topic conditionals are averaged for a test document (default 200)")
     t.add_argument("--unsupervised", action="store_true", help="plain LDA: ignore labels")
     t.add_argument("--out", help="save the fitted model to this file")
     t.add_argument("--checkpoint", help="checkpoint file: the whole sampler state (npz + JSON), "

@@ -215,7 +215,7 @@ class LDA(TransformerMixin, _TopicModel):
     def __init__(self, n_topics: int = 20, *, alpha_sum: float = 6.4, beta: float = 0.01,
                  n_iter: int = 50, sampler: str = "gibbs", light_variant: str = "collapsed", phi_every: int = 1,
                  proposal: str = "mixture", n_mh: int = 6, n_jobs: int | None = None, n_infer_burn: int = 100,
-                 n_infer_avg: int = 50, trace: bool = False, random_state=None, verbose: int = 0,
+                 n_infer_avg: int = 200, trace: bool = False, random_state=None, verbose: int = 0,
                  checkpoint_every: int = 0, checkpoint_path=None,
                  resume: bool = False, backend: str = "local", n_workers: int = 2, ray_address: str | None = None,
                  block_simulation: str = "nested", trace_every: int = 1):
@@ -299,7 +299,7 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
                  n_jobs: int | None = None, n_iter: int = 50, sampler: str = "gibbs",
                  light_variant: str = "collapsed", phi_every: int = 1,
                  proposal: str = "mixture", n_mh: int = 6, n_gibbs: int = 2, n_eta_avg: int = 5,
-                 n_infer_burn: int = 100, n_infer_avg: int = 50, trace: bool = False,
+                 n_infer_burn: int = 100, n_infer_avg: int = 200, trace: bool = False,
                  random_state=None, verbose: int = 0, checkpoint_every: int = 0, checkpoint_path=None,
                  resume: bool = False, backend: str = "local", n_workers: int = 2, ray_address: str | None = None):
         self.n_topics = n_topics
