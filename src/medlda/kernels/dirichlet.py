@@ -91,7 +91,7 @@ def draw_phi_tables(n_wk, beta, streams, phi_wk, word_prob, word_alias, word_mas
     n_words, n_topics = n_wk.shape
     col_max = np.full(n_topics, -np.inf)
     small_beta = beta < _SMALL_SHAPE
-    inv_beta, lam, p_right = small_shape_constants(min(beta, 0.5))
+    inv_beta, lam, p_right = small_shape_constants(min(beta, 0.5))  # unused unless small_beta
     for v in range(n_words):
         s_idx = v // DOCS_PER_STREAM
         state = streams[s_idx]
