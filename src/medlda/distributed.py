@@ -232,8 +232,8 @@ class RayTrainer:
         """One DP iteration; returns the log joint when measured."""
         sup = self.supervision
         eta = sup.eta if sup is not None else np.zeros((0, self.n_topics))
-        if self.exact:  # phi every phi_every iterations, as a local sweep draws it
-            if self._phi_payload is None or (iteration - 1) % self.sampler.phi_every == 0:
+        if self.exact:  # phi on the schedule of a local sweep (every phi_every iterations)
+            if self.sampler.phi_due(self):
                 self._phi_payload = self.ray.put(np.ascontiguousarray(draw_phi_wk(self.n_wk, self.beta, self.rng)))
             payload = self._phi_payload
         else:

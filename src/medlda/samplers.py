@@ -112,9 +112,10 @@ class Light:
         self._moves = None
         self._threads = None
 
-    def _phi_due(self, state) -> bool:
-        """Whether this sweep of ``state`` draws phi: every ``phi_every``-th sweep of the same state
-        from its first on (a new state or new tables draw at once)."""
+    def phi_due(self, state) -> bool:
+        """Whether this sweep of ``state`` (a chain: a local state, or a distributed driver) draws
+        phi: every ``phi_every``-th sweep of the same chain from its first on (a new chain or new
+        tables draw at once). Called once per sweep."""
         fresh = self._phi_drawn is None or self._phi_drawn[0] is not state
         age = 0 if fresh else self._phi_drawn[1] + 1
         due = fresh or age % self.phi_every == 0
@@ -153,7 +154,7 @@ class Light:
         if self.variant == "partial":
             phi, prob, alias, mass = self._exact_tables(*state.n_wk.shape)
             if phi_wk is None:
-                if self._phi_due(state):
+                if self.phi_due(state):
                     draw_phi_tables(state.n_wk, state.beta, make_streams(rng, state.n_wk.shape[0]), phi, prob,
                                     alias, mass)
             else:
