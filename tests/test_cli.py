@@ -65,6 +65,10 @@ def test_train_save_then_topics_and_predict(capsys, tmp_path, bow_files):
     lines = preds.read_text().split()
     assert len(lines) == 200 and set(lines) <= {"pos", "neg"}
     assert result["accuracy"] > 0.85
+    code, out, _ = run(capsys, "predict", "--model", model, "--input", test, "--n-jobs", "2", "--json")
+    assert code == 0 and json.loads(out)["labels"] == lines  # inference threads change nothing
+    code, _, err = run(capsys, "predict", "--model", model, "--input", test, "--n-jobs", "0")
+    assert code != 0 and "--n-jobs" in err
 
 
 def test_inference_sweeps_reach_the_saved_model(capsys, tmp_path, bow_files):

@@ -49,8 +49,10 @@ PARAMS = {
     "n_jobs": ("n_jobs : int or None, default=None\n    Cores to use (None: 1, -1: all). The light sampler "
                "splits the documents across threads: with light_variant='partial' the result is the same "
                "on any number of threads; with 'collapsed' each thread samples against a snapshot of the "
-               "counts, merged after each sweep (the approximate distributed-LDA scheme). One-vs-rest runs "
-               "its C binary models in parallel processes instead (never more than C)."),
+               "counts, merged after each sweep (the approximate distributed-LDA scheme). Inference of new "
+               "documents (transform, predict, perplexity) splits them across threads with any sampler, "
+               "with the same result on any number. One-vs-rest runs its C binary models in parallel "
+               "processes instead (never more than C)."),
     "margin": ("margin : float or 'auto', default='auto'\n    Hinge-loss margin l. 'auto' takes the papers' "
                "settings: 164 for two classes (c * l = 262.4), 64 for several (the authors' LightMedLDA "
                "default, c * l = 102.4); 8 for multi-label data (picked on a Reuters validation split: "

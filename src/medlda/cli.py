@@ -111,6 +111,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--model", required=True)
     _data_args(r, "--input", required=True, help="documents to label")
     r.add_argument("--out", help="write one predicted label per line to this file")
+    r.add_argument("--n-jobs", type=int, default=None,
+                   help="cores for inference (default: the model's n_jobs; -1 all cores); same "
+                        "predictions on any number")
     _output_args(r)
     r.set_defaults(func=cmd_predict)
 
@@ -346,6 +349,10 @@ def cmd_predict(args) -> int:
     from .readers import write_lines
 
     model = load_model(args.model)
+    if args.n_jobs is not None:
+        if args.n_jobs == 0:
+            raise CLIError("--n-jobs must be a non-zero integer")
+        model.set_params(n_jobs=args.n_jobs)
     if not hasattr(model, "predict"):
         raise CLIError(f"{args.model}: an unsupervised LDA model cannot predict labels")
     vocab = model.vocabulary_ if model.vocabulary_ is not None else np.array([str(v) for v in range(model.n_features_in_)])

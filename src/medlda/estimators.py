@@ -164,7 +164,7 @@ class _TopicModel(BaseEstimator):
         corpus = _as_corpus(X, self.n_features_in_)
         rng = np.random.default_rng(self.random_state)
         counts = self._make_sampler().infer(corpus.word_ids, corpus.doc_ptr, self._phi_wk(), self._alpha(),
-                                            self.n_infer_burn, self.n_infer_avg, rng)
+                                            self.n_infer_burn, self.n_infer_avg, rng, self._sampler_threads())
         return counts, corpus.doc_lengths
 
     def _zbar(self, X) -> np.ndarray:
@@ -275,7 +275,7 @@ class LDA(TransformerMixin, _TopicModel):
         rng = np.random.default_rng(self.random_state)
         return training.completion_perplexity(corpus.word_ids, corpus.doc_ptr, self._phi_wk(),
                                               self._alpha(), self.n_infer_burn, self.n_infer_avg, rng,
-                                              self._make_sampler())
+                                              self._make_sampler(), self._sampler_threads())
 
     def score(self, X, y=None) -> float:
         """Mean held-out log likelihood per token by document completion (= -log perplexity)."""

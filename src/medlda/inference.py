@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels.inference import prior_tables, sparse_infer_doc_topic
-from .kernels.rng import make_streams
+from .kernels.inference import prior_tables, sparse_infer_doc_topic, sparse_infer_doc_topic_parallel
+from .kernels.rng import make_streams, stream_chunks
 
 
 def gibbs_infer(word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.ndarray, alpha: np.ndarray,
-                n_burn: int, n_avg: int, rng: np.random.Generator) -> np.ndarray:
+                n_burn: int, n_avg: int, rng: np.random.Generator, n_jobs: int = 1) -> np.ndarray:
     """Exact Gibbs inference of new documents' expected doc-topic counts (D, K): each token's
-    conditional averaged over the last n_avg of n_burn + n_avg sweeps (SPEC §7)."""
+    conditional averaged over the last n_avg of n_burn + n_avg sweeps (SPEC §7). ``n_jobs``
+    threads share the documents; the result is the same for any number."""
     out = np.zeros((doc_ptr.size - 1, phi_wk.shape[1]))
     alpha = np.asarray(alpha, dtype=np.float64)
-    sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, *prior_tables(phi_wk, alpha), n_burn, n_avg,
-                           make_streams(rng, doc_ptr.size - 1), out, True)
+    args = (word_ids, doc_ptr, phi_wk, alpha, *prior_tables(phi_wk, alpha), n_burn, n_avg,
+            make_streams(rng, doc_ptr.size - 1), out, True)
+    chunks = stream_chunks(doc_ptr, n_jobs)
+    if chunks.size > 2:
+        sparse_infer_doc_topic_parallel(chunks, *args)
+    else:
+        sparse_infer_doc_topic(*args)
     return out

@@ -40,11 +40,12 @@ class CompletionSplit:
                    shuffled[~in_first], np.concatenate(([0], np.cumsum(lengths - first))).astype(np.int64))
 
     def perplexity(self, phi_wk: np.ndarray, alpha: np.ndarray, sampler, n_burn: int, n_avg: int,
-                   rng: np.random.Generator) -> float:
+                   rng: np.random.Generator, n_jobs: int = 1) -> float:
         """exp(-sum log sum_k theta_dk phi_kw / #scored tokens), theta inferred by
-        ``sampler.infer`` from the first halves with phi (V, K) fixed (SPEC §7, §9)."""
+        ``sampler.infer`` (on ``n_jobs`` threads) from the first halves with phi (V, K) fixed
+        (SPEC §7, §9)."""
         first = np.diff(self.first_ptr)
-        counts = sampler.infer(self.first_ids, self.first_ptr, phi_wk, alpha, n_burn, n_avg, rng)
+        counts = sampler.infer(self.first_ids, self.first_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs)
         theta = (counts + alpha) / (first + alpha.sum())[:, None]
         total = completion_log_likelihood(self.second_ids, self.second_ptr, theta, phi_wk)
         return float(np.exp(-total / max(self.second_ptr[-1], 1)))

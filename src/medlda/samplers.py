@@ -13,9 +13,10 @@ from .kernels.alias import build_alias_rows
 from .kernels.dirichlet import draw_phi_tables
 from .kernels.eta import coordinate_eta_sweeps
 from .kernels.gibbs import gibbs_sweep
-from .kernels.light import (PROPOSAL_MODES, light_infer_doc_topic, light_sweep_collapsed,
-                            light_sweep_collapsed_parallel, light_sweep_exact, light_sweep_exact_parallel)
-from .kernels.rng import DOCS_PER_STREAM, make_streams
+from .kernels.light import (PROPOSAL_MODES, light_infer_doc_topic, light_infer_doc_topic_parallel,
+                            light_sweep_collapsed, light_sweep_collapsed_parallel, light_sweep_exact,
+                            light_sweep_exact_parallel)
+from .kernels.rng import make_streams, stream_chunks
 from .kernels.word_hash import compact_and_build, hash_from_dense, new_word_meta, new_word_table, spill_bound
 
 SAMPLERS = ("gibbs", "light", "blocked")
@@ -46,10 +47,10 @@ class ExactGibbs:
         """eta from its exact Gaussian conditional, and omega = zbar @ eta.T (D, T) with it."""
         return _exact_eta(state, kappa, w, nu, rng)
 
-    def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng) -> np.ndarray:
+    def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs: int = 1) -> np.ndarray:
         """Averaged doc-topic counts (D, K) of new documents given phi (SPEC §7): exact Gibbs,
-        O(topics in use) per token (``sparse_infer_doc_topic``)."""
-        return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng)
+        O(topics in use) per token (``sparse_infer_doc_topic``), on ``n_jobs`` threads."""
+        return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs)
 
 
 @dataclass
@@ -216,33 +217,25 @@ class Light:
         coordinate_eta_sweeps(columns, kappa, w, omega, eta, nu, normals, int(self.n_jobs))
         return eta, state.omega(eta, columns)  # summed afresh: the sweeps' running omega drifts in the last bits
 
-    def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng) -> np.ndarray:
-        """Averaged doc-topic counts (D, K) of new documents given phi (SPEC §7): by default the
-        exact sparse Gibbs of ``gibbs_infer``; ``inference="mh"`` cycles doc and word proposals
-        (O(1) per token). On 20 Newsgroups, 20 classes, 100 + 50 sweeps, Gibbs was both more
-        accurate and faster: K = 200, 0.8043 in 9.6 s against 0.8004 in 24.2 s."""
+    def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs: int = 1) -> np.ndarray:
+        """Averaged doc-topic counts (D, K) of new documents given phi (SPEC §7), on ``n_jobs``
+        threads: by default the exact sparse Gibbs of ``gibbs_infer``; ``inference="mh"`` cycles
+        doc and word proposals (O(1) per token). On 20 Newsgroups, 20 classes, 100 + 50 sweeps,
+        Gibbs was both more accurate and faster: K = 200, 0.8043 in 9.6 s against 0.8004 in 24.2 s."""
         if self.inference == "gibbs":
-            return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng)
+            return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs)
         prob, alias = np.empty(phi_wk.shape), np.empty(phi_wk.shape, np.int32)
         build_alias_rows(phi_wk, prob, alias, np.empty(phi_wk.shape))
         a_prob, a_alias = _alpha_table(alpha)
         out = np.zeros((doc_ptr.size - 1, phi_wk.shape[1]))
-        light_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, a_prob, a_alias, prob, alias,
-                              n_burn, n_avg, max(2, self.n_mh), make_streams(rng, doc_ptr.size - 1), out)
+        args = (word_ids, doc_ptr, phi_wk, alpha, a_prob, a_alias, prob, alias, n_burn, n_avg, max(2, self.n_mh),
+                make_streams(rng, doc_ptr.size - 1), out)
+        chunks = stream_chunks(doc_ptr, n_jobs)
+        if chunks.size > 2:
+            light_infer_doc_topic_parallel(chunks, *args)
+        else:
+            light_infer_doc_topic(*args)
         return out
-
-
-def stream_chunks(doc_ptr: np.ndarray, n_jobs: int) -> np.ndarray:
-    """Split the random-stream blocks (DOCS_PER_STREAM documents each) into at most ``n_jobs``
-    contiguous ranges of about equal token counts: boundaries (C + 1,) in block units."""
-    n_docs = doc_ptr.size - 1
-    n_blocks = max(1, -(-n_docs // DOCS_PER_STREAM))
-    n_jobs = max(1, min(int(n_jobs), n_blocks))
-    if n_jobs == 1:
-        return np.array([0, n_blocks], np.int64)
-    ends = doc_ptr[np.minimum(np.arange(1, n_blocks + 1) * DOCS_PER_STREAM, n_docs)]
-    cuts = np.searchsorted(ends, doc_ptr[-1] * np.arange(1, n_jobs) / n_jobs) + 1
-    return np.unique(np.concatenate(([0], np.minimum(cuts, n_blocks), [n_blocks]))).astype(np.int64)
 
 
 def _alpha_table(alpha: np.ndarray):

@@ -169,12 +169,13 @@ def train(state: SamplerState, supervision: Supervision | None, *, n_iter: int, 
 
 def completion_perplexity(word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.ndarray,
                           alpha: np.ndarray, n_burn: int, n_avg: int, rng: np.random.Generator,
-                          sampler=None) -> float:
-    """Perplexity by document completion: infer theta from a random half of each document's
-    tokens, score the other half: exp(-sum log sum_k theta_dk phi_kw / #scored tokens)."""
+                          sampler=None, n_jobs: int = 1) -> float:
+    """Perplexity by document completion: infer theta (on ``n_jobs`` threads) from a random half
+    of each document's tokens, score the other half: exp(-sum log sum_k theta_dk phi_kw / #scored
+    tokens)."""
     split = CompletionSplit.draw(word_ids, doc_ptr, rng)
     sampler = ExactGibbs() if sampler is None else sampler
-    return split.perplexity(phi_wk, alpha, sampler, n_burn, n_avg, rng)
+    return split.perplexity(phi_wk, alpha, sampler, n_burn, n_avg, rng, n_jobs)
 
 
 _COMPILE_SECONDS: float | None = None

@@ -16,7 +16,7 @@ from .alias import build_alias, draw_alias
 from .common import add_average, all_topic_g, doc_task_terms, finish_average, max_doc_length, move_task_terms, topic_g
 from .fastexp import fast_exp, fast_exp_lanes
 from .prefetch import prefetch
-from .rng import DOCS_PER_STREAM, next_below, next_uniform
+from .rng import DOCS_PER_STREAM, block_docs, next_below, next_uniform
 from .word_hash import (BASE, CUR, FRAC, FROZEN, MASK, META_COLUMNS, SCALE_DENSE, SCALE_SPARSE, SP_LO, SP_N,
                         TABLE_STRIDE, draw_word, find_slot, insert_topic)
 
@@ -125,15 +125,6 @@ def _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, a, b, p, exact, exp_w, ex
         _exp_table(eta, b, a if exact else p, exp_w, exp_prob, exp_alias, exp_q, small, large)
 
 
-@njit(cache=True)
-def _block_docs(block_lo, block_hi, doc_ptr):
-    """Documents [first, last) of stream blocks [block_lo, block_hi), and their first token: where
-    the block range's move log starts."""
-    n_docs = doc_ptr.size - 1
-    first_doc = min(block_lo * DOCS_PER_STREAM, n_docs)
-    return first_doc, min(block_hi * DOCS_PER_STREAM, n_docs), doc_ptr[first_doc]
-
-
 @njit(cache=True, fastmath=FAST)
 def _exp_table(eta, b, p, exp_w, exp_prob, exp_alias, exp_q, small, large):
     """The exp proposal's table exp(G_d(k)) given p (SPEC §4): O(K * T)."""
@@ -181,7 +172,7 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
     dense_lo = word_meta[last, SP_LO] + word_meta[last, SP_N]
     meta_f = word_meta.view(np.float64)
     table_topics = word_table.view(np.int32)
-    first_doc, last_doc, move_start = _block_docs(block_lo, block_hi, doc_ptr)
+    first_doc, last_doc, move_start = block_docs(block_lo, block_hi, doc_ptr)
     n_moved = move_start
     dense_per_topic = 0.0  # the word proposal's dense mass / K: its normalizer is scale_dense times this
     for k in range(n_topics):
@@ -364,7 +355,7 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
     (eta_kt, alpha_sum, alpha_flat, a, b, p, exp_w, exp_prob, exp_alias, exp_q, small, large, prop_kind,
      prop_topic) = _sweep_scratch(eta, alpha, n_mh)
     n_kinds = 3 if n_tasks > 0 else 2
-    first_doc, last_doc, move_start = _block_docs(block_lo, block_hi, doc_ptr)
+    first_doc, last_doc, move_start = block_docs(block_lo, block_hi, doc_ptr)
     n_moved = move_start
     n_topics = n_dk.shape[1]
     end_all = doc_ptr[last_doc]
@@ -530,7 +521,7 @@ def light_sweep_collapsed_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k
                                       word_table, inv_frozen, eta, kappa, w, mode, n_mh, streams, moved,
                                       moved_from)
     for c in range(n_chunks):
-        move_start = _block_docs(chunks[c], chunks[c + 1], doc_ptr)[2]
+        move_start = block_docs(chunks[c], chunks[c + 1], doc_ptr)[2]
         apply_moves(word_ids, z, moved, moved_from, move_start, counts[c], n_wk, n_k, word_meta,
                     slots if n_chunks > 1 else slots[:0], top)
 
@@ -561,7 +552,7 @@ def light_sweep_exact_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k, al
                                   alpha_alias, phi_wk, word_prob, word_alias, word_mass, eta, kappa, w, mode,
                                   n_mh, streams, moved, moved_from)
     for c in range(n_chunks):
-        move_start = _block_docs(chunks[c], chunks[c + 1], doc_ptr)[2]
+        move_start = block_docs(chunks[c], chunks[c + 1], doc_ptr)[2]
         _apply_exact_moves(word_ids, z, moved, moved_from, move_start, counts[c], n_wk, n_k)
 
 
@@ -578,13 +569,32 @@ def light_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, alpha_prob, alpha_al
     """Light inference for new documents against a fixed phi (SPEC §7): MH cycling doc and word
     proposals; the word tables from phi are static, so this is exact. ``out`` as in
     ``sparse_infer_doc_topic``: doc-topic counts averaged over the last ``n_avg`` sweeps."""
+    _light_infer_blocks(0, streams.size, word_ids, doc_ptr, phi_wk, alpha, alpha_prob, alpha_alias, word_prob,
+                        word_alias, n_burn, n_avg, n_mh, streams, out)
+
+
+@njit(cache=True, parallel=True)
+def light_infer_doc_topic_parallel(chunks, word_ids, doc_ptr, phi_wk, alpha, alpha_prob, alpha_alias, word_prob,
+                                   word_alias, n_burn, n_avg, n_mh, streams, out):
+    """``light_infer_doc_topic`` with the stream blocks split at ``chunks`` (C + 1,) across
+    threads; the result does not depend on C."""
+    for c in prange(chunks.size - 1):
+        _light_infer_blocks(chunks[c], chunks[c + 1], word_ids, doc_ptr, phi_wk, alpha, alpha_prob, alpha_alias,
+                            word_prob, word_alias, n_burn, n_avg, n_mh, streams, out)
+
+
+@njit(cache=True)
+def _light_infer_blocks(block_lo, block_hi, word_ids, doc_ptr, phi_wk, alpha, alpha_prob, alpha_alias, word_prob,
+                        word_alias, n_burn, n_avg, n_mh, streams, out):
+    """``light_infer_doc_topic`` over the documents of stream blocks [block_lo, block_hi)."""
+    first_doc, last_doc = block_docs(block_lo, block_hi, doc_ptr)[:2]
     n_topics = phi_wk.shape[1]
     alpha_sum = 0.0
     for k in range(n_topics):
         alpha_sum += alpha[k]
     z = np.empty(max_doc_length(doc_ptr), dtype=np.int64)
     counts = np.zeros(n_topics, dtype=np.int64)
-    for d in range(doc_ptr.size - 1):
+    for d in range(first_doc, last_doc):
         start, end = doc_ptr[d], doc_ptr[d + 1]
         length = end - start
         out[d, :] = 0.0

@@ -56,3 +56,27 @@ def make_streams(rng: np.random.Generator, n_docs: int) -> np.ndarray:
     n_streams = max(1, -(-n_docs // DOCS_PER_STREAM))
     states = rng.integers(1, np.iinfo(np.int64).max, size=n_streams, dtype=np.int64)
     return states.astype(np.uint64)
+
+
+@njit(cache=True)
+def block_docs(block_lo, block_hi, doc_ptr):
+    """Documents [first, last) of stream blocks [block_lo, block_hi), and their first token (where
+    a block range's move log starts)."""
+    n_docs = doc_ptr.size - 1
+    first_doc = min(block_lo * DOCS_PER_STREAM, n_docs)
+    return first_doc, min(block_hi * DOCS_PER_STREAM, n_docs), doc_ptr[first_doc]
+
+
+def stream_chunks(doc_ptr: np.ndarray, n_jobs: int) -> np.ndarray:
+    """Split the random-stream blocks (DOCS_PER_STREAM documents each) into at most ``n_jobs``
+    contiguous ranges of about equal token counts: boundaries (C + 1,) in block units. A kernel
+    that gives each range to one thread draws what the serial kernel draws: every block keeps its
+    own stream and order."""
+    n_docs = doc_ptr.size - 1
+    n_blocks = max(1, -(-n_docs // DOCS_PER_STREAM))
+    n_jobs = max(1, min(int(n_jobs), n_blocks))
+    if n_jobs == 1:
+        return np.array([0, n_blocks], np.int64)
+    ends = doc_ptr[np.minimum(np.arange(1, n_blocks + 1) * DOCS_PER_STREAM, n_docs)]
+    cuts = np.searchsorted(ends, doc_ptr[-1] * np.arange(1, n_jobs) / n_jobs) + 1
+    return np.unique(np.concatenate(([0], np.minimum(cuts, n_blocks), [n_blocks]))).astype(np.int64)
