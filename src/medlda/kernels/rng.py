@@ -69,9 +69,9 @@ def block_docs(block_lo, block_hi, doc_ptr):
 
 def stream_chunks(doc_ptr: np.ndarray, n_jobs: int) -> np.ndarray:
     """Split the random-stream blocks (DOCS_PER_STREAM documents each) into at most ``n_jobs``
-    contiguous ranges of about equal token counts: boundaries (C + 1,) in block units. A kernel
-    that gives each range to one thread draws what the serial kernel draws: every block keeps its
-    own stream and order."""
+    contiguous ranges of about equal token counts: boundaries (C + 1,) in block units. Every block
+    keeps its own stream, so a kernel whose documents are independent (inference, the partially
+    collapsed sweep) draws the same on any split."""
     n_docs = doc_ptr.size - 1
     n_blocks = max(1, -(-n_docs // DOCS_PER_STREAM))
     n_jobs = max(1, min(int(n_jobs), n_blocks))
