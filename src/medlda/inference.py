@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .kernels.inference import prior_tables, sparse_infer_doc_topic, sparse_infer_doc_topic_parallel
-from .kernels.rng import make_streams, stream_chunks
+from .kernels.rng import make_streams, on_stream_chunks
 
 
 def gibbs_infer(word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.ndarray, alpha: np.ndarray,
@@ -15,11 +15,7 @@ def gibbs_infer(word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.ndarray, a
     threads share the documents; the result is the same for any number."""
     out = np.zeros((doc_ptr.size - 1, phi_wk.shape[1]))
     alpha = np.asarray(alpha, dtype=np.float64)
-    args = (word_ids, doc_ptr, phi_wk, alpha, *prior_tables(phi_wk, alpha), n_burn, n_avg,
-            make_streams(rng, doc_ptr.size - 1), out, True)
-    chunks = stream_chunks(doc_ptr, n_jobs)
-    if chunks.size > 2:
-        sparse_infer_doc_topic_parallel(chunks, *args)
-    else:
-        sparse_infer_doc_topic(*args)
+    on_stream_chunks(sparse_infer_doc_topic, sparse_infer_doc_topic_parallel, doc_ptr, n_jobs, word_ids, doc_ptr,
+                     phi_wk, alpha, *prior_tables(phi_wk, alpha), n_burn, n_avg, make_streams(rng, doc_ptr.size - 1),
+                     out, True)
     return out

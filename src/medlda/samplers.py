@@ -16,7 +16,7 @@ from .kernels.gibbs import gibbs_sweep
 from .kernels.light import (PROPOSAL_MODES, light_infer_doc_topic, light_infer_doc_topic_parallel,
                             light_sweep_collapsed, light_sweep_collapsed_parallel, light_sweep_exact,
                             light_sweep_exact_parallel)
-from .kernels.rng import make_streams, stream_chunks
+from .kernels.rng import make_streams, on_stream_chunks, stream_chunks
 from .kernels.word_hash import compact_and_build, hash_from_dense, new_word_meta, new_word_table, spill_bound
 
 SAMPLERS = ("gibbs", "light", "blocked")
@@ -151,7 +151,6 @@ class Light:
         a_prob, a_alias = _alpha_table(state.alpha)
         mode = PROPOSAL_MODES[self.proposal]
         moved, moved_from = self._move_log(state.z.size)
-        chunks = stream_chunks(state.doc_ptr, self.n_jobs)
         if self.variant == "partial":
             phi, prob, alias, mass = self._exact_tables(*state.n_wk.shape)
             if phi_wk is None:
@@ -162,12 +161,10 @@ class Light:
                 phi = np.ascontiguousarray(phi_wk, dtype=np.float64)
                 build_alias_rows(phi, prob, alias, np.empty(phi.shape))
                 mass = phi.sum(axis=1)
-            args = (state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k, state.alpha, a_prob,
-                    a_alias, phi, prob, alias, mass, eta, kappa, w, mode, self.n_mh, state.streams, moved, moved_from)
-            if chunks.size > 2:
-                light_sweep_exact_parallel(chunks, *args)
-            else:
-                light_sweep_exact(*args)
+            on_stream_chunks(light_sweep_exact, light_sweep_exact_parallel, state.doc_ptr, self.n_jobs,
+                             state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k, state.alpha,
+                             a_prob, a_alias, phi, prob, alias, mass, eta, kappa, w, mode, self.n_mh, state.streams,
+                             moved, moved_from)
             return
         h = self._word_hash(state)
         slots, h.top = compact_and_build(h.word_meta, h.slots, h.spill, state.n_k, state.beta, state.vbeta,
@@ -176,6 +173,7 @@ class Light:
         args = (state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k, state.alpha, a_prob,
                 a_alias, state.beta, state.vbeta, h.word_meta, h.slots, h.top, h.word_table, h.inv_frozen, eta, kappa,
                 w, mode, self.n_mh, state.streams, moved, moved_from)
+        chunks = stream_chunks(state.doc_ptr, self.n_jobs)  # the parallel sweep also takes the threads' slots
         if chunks.size > 2:
             light_sweep_collapsed_parallel(chunks, *args, self._thread_slots(chunks.size - 1, h.slots))
         else:
@@ -228,13 +226,9 @@ class Light:
         build_alias_rows(phi_wk, prob, alias, np.empty(phi_wk.shape))
         a_prob, a_alias = _alpha_table(alpha)
         out = np.zeros((doc_ptr.size - 1, phi_wk.shape[1]))
-        args = (word_ids, doc_ptr, phi_wk, alpha, a_prob, a_alias, prob, alias, n_burn, n_avg, max(2, self.n_mh),
-                make_streams(rng, doc_ptr.size - 1), out)
-        chunks = stream_chunks(doc_ptr, n_jobs)
-        if chunks.size > 2:
-            light_infer_doc_topic_parallel(chunks, *args)
-        else:
-            light_infer_doc_topic(*args)
+        on_stream_chunks(light_infer_doc_topic, light_infer_doc_topic_parallel, doc_ptr, n_jobs, word_ids, doc_ptr,
+                         phi_wk, alpha, a_prob, a_alias, prob, alias, n_burn, n_avg, max(2, self.n_mh),
+                         make_streams(rng, doc_ptr.size - 1), out)
         return out
 
 

@@ -80,3 +80,12 @@ def stream_chunks(doc_ptr: np.ndarray, n_jobs: int) -> np.ndarray:
     ends = doc_ptr[np.minimum(np.arange(1, n_blocks + 1) * DOCS_PER_STREAM, n_docs)]
     cuts = np.searchsorted(ends, doc_ptr[-1] * np.arange(1, n_jobs) / n_jobs) + 1
     return np.unique(np.concatenate(([0], np.minimum(cuts, n_blocks), [n_blocks]))).astype(np.int64)
+
+
+def on_stream_chunks(serial, parallel, doc_ptr: np.ndarray, n_jobs: int, *args):
+    """``serial(*args)`` on one thread, or ``parallel(chunks, *args)`` with the stream blocks
+    split into ``n_jobs`` ranges (``stream_chunks``) when there is more than one."""
+    chunks = stream_chunks(doc_ptr, n_jobs)
+    if chunks.size > 2:
+        return parallel(chunks, *args)
+    return serial(*args)
