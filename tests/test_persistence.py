@@ -64,6 +64,27 @@ def test_failed_save_leaves_existing_file_untouched(tmp_path, fitted, monkeypatc
     assert [p.name for p in tmp_path.iterdir()] == ["model.npz"]  # no temporary file left behind
 
 
+def test_saved_files_get_the_usual_permissions(tmp_path, fitted):
+    """A new file gets 0o666 less the umask (not the temporary file's owner-only 0o600); an
+    overwritten one keeps its own mode."""
+    import os
+    import stat
+
+    _, _, clf, _ = fitted
+    mask = os.umask(0o022)
+    try:
+        clf.save(tmp_path / "new.npz")
+        kept = tmp_path / "kept.npz"
+        kept.write_bytes(b"old")
+        kept.chmod(0o640)
+        clf.save(kept)
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE((tmp_path / "new.npz").stat().st_mode) == 0o644
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o640
+    assert isinstance(load_model(kept), MedLDAClassifier)
+
+
 def test_foreign_and_broken_files_are_refused(tmp_path, fitted):
     _, _, clf, _ = fitted
     text = tmp_path / "notes.txt"

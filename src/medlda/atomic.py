@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Callable, IO
+
+
+def _final_mode(path: Path) -> int:
+    """The permissions ``path`` should end with: its own if it exists, else what a plain ``open``
+    would give (0o666 less the umask), not mkstemp's owner-only 0o600."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 def atomic_write(path, write: Callable[[IO[bytes]], None]) -> Path:
@@ -15,6 +27,7 @@ def atomic_write(path, write: Callable[[IO[bytes]], None]) -> Path:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), _final_mode(path))
             write(f)
             f.flush()
             os.fsync(f.fileno())
