@@ -1,4 +1,4 @@
-"""Command line: ``medlda train | predict | topics | demo``. Only this layer prints."""
+"""Command line: ``medlda train | predict | topics | plot | demo``. Only this layer prints."""
 
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ from .atomic import atomic_write_text
 from .corpus import NPY_META, Corpus
 from .exceptions import MedLDAError
 from .samplers import LIGHT_VARIANTS, PROPOSAL_MODES, SAMPLERS
+
+PLOT_KINDS = ["trace", "topics", "class-topics", "map", "confusion", "predictions"]
+
 
 class CLIError(MedLDAError):
     """A problem with the command line's inputs, reported without a traceback."""
@@ -123,6 +126,25 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--class-topics", type=int, default=3, help="topics listed per class")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_topics)
+
+    g = sub.add_parser("plot", help="draw a saved model's training curves, topics, topics per class, "
+                                    "a map of documents, or its errors on labeled data (needs matplotlib)")
+    g.add_argument("--model", required=True)
+    g.add_argument("--kind", required=True, choices=PLOT_KINDS,
+                   help="trace: training curves; topics: top words per topic; class-topics: the topics "
+                        "that weigh most per class; map: documents of --input by their topics (t-SNE); "
+                        "confusion: confusion matrix on --input; predictions: predicted against true "
+                        "responses on --input (regression)")
+    g.add_argument("--out", required=True, help="figure file; the format follows its suffix (png, pdf, svg)")
+    _data_args(g, "--input", required=False, help="documents for map, confusion and predictions")
+    g.add_argument("--x", choices=["iteration", "seconds"], default="iteration", help="trace: x axis")
+    g.add_argument("--topic-ids", help="topics: comma-separated topic ids (default: the first 12)")
+    g.add_argument("--top-words", type=int, default=None, help="words per topic (default 10; 5 for class-topics)")
+    g.add_argument("--class-topics", type=int, default=3, help="class-topics: topics per class")
+    g.add_argument("--method", choices=["tsne", "pca"], default="tsne", help="map: the 2-d embedding")
+    g.add_argument("--seed", type=int, default=0, help="map: the embedding's random seed")
+    g.add_argument("--n-jobs", type=int, default=None, help="cores for inference of --input documents")
+    g.set_defaults(func=cmd_plot)
 
     d = sub.add_parser("demo", help="train and evaluate on data drawn from the model itself")
     d.add_argument("--docs", type=int, default=2000)
@@ -355,21 +377,13 @@ def cmd_predict(args) -> int:
         model.set_params(n_jobs=args.n_jobs)
     if not hasattr(model, "predict"):
         raise CLIError(f"{args.model}: an unsupervised LDA model cannot predict labels")
-    vocab = model.vocabulary_ if model.vocabulary_ is not None else np.array([str(v) for v in range(model.n_features_in_)])
-    corpus = _read(args, args.input, "test", vocabulary=vocab)
+    corpus = _read(args, args.input, "test", vocabulary=_model_vocabulary(model))
     pred = model.predict(corpus)
     result = {"n_docs": corpus.n_docs, "empty_skipped": corpus.n_empty_skipped, "oov_dropped": corpus.n_oov_dropped}
-    task = ("regression" if hasattr(model, "y_mean_") else
-            "multilabel" if getattr(model, "multilabel_", False) else "classification")
+    task = _model_task(model)
     if corpus.labels is not None:
-        from .tasks import measures, targets
-        if task == "multilabel":
-            y = targets(corpus, task, names=np.asarray(model.classes_, dtype=str))
-        else:
-            y = targets(corpus, task)
-        if task == "classification":
-            _check_seen(y, model.classes_, args.input)
-        result.update(measures(task, y, pred))
+        from .tasks import measures
+        result.update(measures(task, _model_targets(model, corpus, args.input), pred))
     if task == "multilabel":  # one line per document: its predicted labels, comma-separated
         pred = np.array([",".join(str(c) for c, on in zip(model.classes_, row) if on) for row in pred])
     if args.out:
@@ -388,6 +402,31 @@ def cmd_predict(args) -> int:
     return 0
 
 
+def _model_vocabulary(model) -> np.ndarray:
+    """The words a saved model knows (word ids as text when it was fitted on a matrix)."""
+    if model.vocabulary_ is not None:
+        return model.vocabulary_
+    return np.array([str(v) for v in range(model.n_features_in_)])
+
+
+def _model_task(model) -> str:
+    return ("regression" if hasattr(model, "y_mean_") else
+            "multilabel" if getattr(model, "multilabel_", False) else "classification")
+
+
+def _model_targets(model, corpus: Corpus, path: str):
+    """The labels (or responses) of ``corpus`` in the form ``model`` predicts them."""
+    from .tasks import targets
+
+    task = _model_task(model)
+    if task == "multilabel":
+        return targets(corpus, task, names=np.asarray(model.classes_, dtype=str))
+    y = targets(corpus, task)
+    if task == "classification":
+        _check_seen(y, model.classes_, path)
+    return y
+
+
 def cmd_topics(args) -> int:
     from .persistence import load_model
     from .reports import class_topic_lines, topic_lines, topics_json
@@ -401,6 +440,60 @@ def cmd_topics(args) -> int:
         print("\ntopics that weigh most for each class:")
         print("\n".join(class_topic_lines(model, args.class_topics, args.top_words)))
     return 0
+
+
+def cmd_plot(args) -> int:
+    """Draw one figure of a saved model and write it atomically to --out."""
+    from .persistence import load_model
+
+    try:
+        import matplotlib
+    except ImportError:
+        raise CLIError("plots need matplotlib: pip install 'medlda[plots]'") from None
+    matplotlib.use("Agg")  # files only: no display needed
+    from . import plots
+
+    model = load_model(args.model)
+    if args.n_jobs is not None:
+        if args.n_jobs == 0:
+            raise CLIError("--n-jobs must be a non-zero integer")
+        model.set_params(n_jobs=args.n_jobs)
+    data_kinds = ("map", "confusion", "predictions")
+    if args.kind in data_kinds and not args.input:
+        raise CLIError(f"--kind {args.kind} needs --input documents")
+    if args.kind not in data_kinds and args.input:
+        raise CLIError(f"--kind {args.kind} draws the model alone; --input is for {', '.join(data_kinds)}")
+    if args.kind == "trace":
+        fig = plots.plot_trace(model, x=args.x)
+    elif args.kind == "topics":
+        ids = None if not args.topic_ids else [_int_id(t, "--topic-ids") for t in args.topic_ids.split(",") if t.strip()]
+        fig = plots.plot_topics(model, ids, n_words=args.top_words or 10)
+    elif args.kind == "class-topics":
+        fig = plots.plot_class_topics(model, args.class_topics, n_words=args.top_words or 5)
+    else:
+        corpus = _read(args, args.input, "test", vocabulary=_model_vocabulary(model))
+        y = None
+        if corpus.labels is not None and hasattr(model, "predict"):
+            y = _model_targets(model, corpus, args.input)
+        if args.kind == "map":
+            fig = plots.plot_topic_map(model, corpus, None if y is None or np.ndim(y) != 1 else y,
+                                       method=args.method, random_state=args.seed, n_jobs=args.n_jobs)
+        elif y is None:
+            raise CLIError(f"{args.input}: --kind {args.kind} needs labeled documents and a supervised model")
+        elif args.kind == "confusion":
+            fig = plots.plot_confusion(model, corpus, y)
+        else:
+            fig = plots.plot_predictions(model, corpus, y)
+    plots.save_figure(fig, args.out)
+    print(f"figure written to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _int_id(text: str, flag: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise CLIError(f"{flag}: {text!r} is not a topic id") from None
 
 
 def cmd_demo(args) -> int:

@@ -9,16 +9,24 @@ def topic_lines(model, n_words: int = 10) -> list[str]:
     return [f"topic {k:>{width}}: {' '.join(words)}" for k, words in enumerate(model.top_words(n_words))]
 
 
+def class_topic_weights(model, n_topics: int = 3) -> dict:
+    """For each class (a regressor: "high" and "low"), the ``n_topics`` topics whose weight favours
+    it most, as (topic, eta weight) pairs."""
+    eta = model.eta_
+    out = {}
+    for label, topics in model.class_topics(n_topics).items():
+        t = 0 if eta.shape[0] == 1 else list(model.classes_).index(label)
+        out[label] = [(k, float(eta[t, k])) for k in topics]
+    return out
+
+
 def class_topic_lines(model, n_topics: int = 3, n_words: int = 8) -> list[str]:
     """For each class, the topics whose classifier weight favours it most, with weights and words."""
     words = model.top_words(n_words)
-    eta = model.eta_
     lines = []
-    for label, topics in model.class_topics(n_topics).items():
+    for label, weighted in class_topic_weights(model, n_topics).items():
         lines.append(f"class {label}:")
-        t = 0 if eta.shape[0] == 1 else list(model.classes_).index(label)
-        for k in topics:
-            lines.append(f"  topic {k} (eta {eta[t, k]:+.2f}): {' '.join(words[k])}")
+        lines.extend(f"  topic {k} (eta {weight:+.2f}): {' '.join(words[k])}" for k, weight in weighted)
     return lines
 
 

@@ -1,0 +1,213 @@
+"""Figures of a fitted model: training curves, topics and their words, the topics that weigh most
+per class, a map of documents by their topics, the confusion matrix, predicted against true values.
+
+Each function draws on ``ax`` when given (one Axes, or a sequence of them for the many-panel
+figures), else on a new pyplot figure, and returns the matplotlib Figure, as scikit-learn's
+displays do. Needs matplotlib (``pip install 'medlda[plots]'``); nothing else in medlda does.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .reports import class_topic_weights
+
+TRACE_METRICS = {"train_accuracy": "training accuracy", "log_joint": "log joint  log p(W, Z)",
+                 "perplexity": "held-out perplexity"}
+MAX_LABELED_CLASSES = 20  # more classes than this: a map gets a colour bar, not a legend
+
+
+def _pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError("medlda's plots need matplotlib: pip install 'medlda[plots]'") from None
+    return plt
+
+
+def _panels(ax, n: int, ncols: int = 1, panel_size: tuple[float, float] = (5.0, 3.2)):
+    """(figure, list of n Axes): the caller's (one Axes for n = 1, else a sequence of >= n), or
+    a new figure's grid of ``ncols`` columns with the unused cells hidden."""
+    if ax is not None:
+        axes = list(ax) if isinstance(ax, (Sequence, np.ndarray)) else [ax]
+        axes = list(np.ravel(np.asarray(axes, dtype=object)))
+        if len(axes) < n:
+            raise ValueError(f"this figure has {n} panels; ax gives {len(axes)} Axes")
+        return axes[0].figure, axes[:n]
+    plt = _pyplot()
+    ncols = max(1, min(ncols, n))
+    nrows = math.ceil(n / ncols)
+    fig, grid = plt.subplots(nrows, ncols, figsize=(panel_size[0] * ncols, panel_size[1] * nrows),
+                             squeeze=False, layout="constrained")
+    cells = list(grid.ravel())
+    for extra in cells[n:]:
+        extra.set_visible(False)
+    return fig, cells[:n]
+
+
+def plot_trace(model, x: str = "iteration", ax=None):
+    """Training curves from ``model.trace_``: training accuracy (supervised models), the log joint
+    (fit with ``trace=True`` or ``verbose``) and held-out perplexity (``LDA.fit(X, heldout=...)``),
+    one panel each, against ``x`` = "iteration" or "seconds" of sampling."""
+    if x not in ("iteration", "seconds"):
+        raise ValueError(f"x must be 'iteration' or 'seconds', got {x!r}")
+    trace = getattr(model, "trace_", None)
+    if trace is None:
+        raise ValueError("the model is not fitted: no training trace to plot")
+    if not trace and getattr(model, "estimators_", None):
+        raise ValueError("a one-vs-rest model keeps one trace per class: plot_trace(model.estimators_[i])")
+    metrics = [m for m in TRACE_METRICS if any(m in row for row in trace)]
+    if not metrics:
+        raise ValueError("the trace holds no measured curve; fit with trace=True to record the log joint")
+    fig, axes = _panels(ax, len(metrics), ncols=len(metrics), panel_size=(4.5, 3.2))
+    for a, metric in zip(axes, metrics):
+        rows = [row for row in trace if metric in row]
+        a.plot([row[x] for row in rows], [row[metric] for row in rows], marker="." if len(rows) < 60 else None)
+        a.set_xlabel("iteration" if x == "iteration" else "seconds of sampling")
+        a.set_ylabel(TRACE_METRICS[metric])
+        a.grid(alpha=0.3)
+    axes[0].set_title(f"{type(model).__name__}, K = {model.n_topics}, {trace[-1]['seconds']:.1f} s", loc="left")
+    return fig
+
+
+def plot_topics(model, topics: Sequence[int] | None = None, n_words: int = 10, vocabulary=None, ax=None):
+    """The ``n_words`` most probable words of each topic in ``topics`` (default: the first 12) as
+    bars of their probability phi_kw, one panel per topic."""
+    phi = model.topic_word_
+    topics = list(range(min(12, phi.shape[0]))) if topics is None else [int(k) for k in topics]
+    bad = [k for k in topics if not 0 <= k < phi.shape[0]]
+    if bad:
+        raise ValueError(f"topics {bad} out of range: the model has {phi.shape[0]} topics")
+    words = model.top_words(n_words, vocabulary)
+    fig, axes = _panels(ax, len(topics), ncols=4, panel_size=(3.2, 0.25 * n_words + 1.0))
+    for a, k in zip(axes, topics):
+        top = np.sort(phi[k])[::-1][:n_words]
+        a.barh(np.arange(len(top)), top, color="tab:blue")
+        a.set_yticks(np.arange(len(top)), words[k][:len(top)])
+        a.invert_yaxis()
+        a.set_title(f"topic {k}", loc="left")
+        a.set_xlabel("p(word | topic)")
+    return fig
+
+
+def plot_class_topics(model, n_topics: int = 3, n_words: int = 5, vocabulary=None, ax=None):
+    """For each class (a regressor: the topics that raise and lower the response), the
+    ``n_topics`` topics whose weight eta favours it most, as bars labeled with their top words."""
+    if not hasattr(model, "eta_samples_"):
+        raise ValueError("an unsupervised LDA has no classifier weights: use plot_topics")
+    weights = class_topic_weights(model, n_topics)
+    words = model.top_words(n_words, vocabulary)
+    fig, axes = _panels(ax, len(weights), ncols=2,
+                        panel_size=(4.6, 0.45 * n_topics + 1.0))
+    for a, (label, weighted) in zip(axes, weights.items()):
+        ks = [k for k, _ in weighted]
+        eta = [w for _, w in weighted]
+        a.barh(np.arange(len(ks)), eta, color=["tab:green" if w >= 0 else "tab:red" for w in eta])
+        a.set_yticks(np.arange(len(ks)), [f"{k}: {' '.join(words[k])}" for k in ks], fontsize=8)
+        a.invert_yaxis()
+        a.axvline(0.0, color="black", linewidth=0.6)
+        a.set_title(f"class {label}" if hasattr(model, "classes_") else f"{label} response", loc="left")
+        a.set_xlabel("eta")
+    return fig
+
+
+def _embed(zbar: np.ndarray, method: str, random_state, n_jobs: int | None) -> np.ndarray:
+    """2-d coordinates of the rows of zbar. ``n_jobs`` > 0 caps t-SNE's OpenMP threads: on a
+    core another process holds, its threads wait on each other (120 documents: 37 s on 2 threads
+    against 0.3 s on 1, with the other core busy)."""
+    from contextlib import nullcontext
+
+    from sklearn.decomposition import PCA
+    from sklearn.manifold import TSNE
+    from threadpoolctl import threadpool_limits
+
+    if method == "pca":
+        return PCA(n_components=2, random_state=random_state).fit_transform(zbar)
+    perplexity = min(30.0, max(1.0, (zbar.shape[0] - 1) / 3.0))
+    with threadpool_limits(n_jobs, user_api="openmp") if n_jobs and n_jobs > 0 else nullcontext():
+        return TSNE(n_components=2, perplexity=perplexity, init="pca",
+                    random_state=random_state).fit_transform(zbar)
+
+
+def plot_topic_map(model, X, y=None, method: str = "tsne", random_state=0, n_jobs: int | None = None, ax=None):
+    """Documents X placed in 2-d by their inferred topic proportions (``model.transform``), by
+    t-SNE or PCA, coloured by ``y``: the MedLDA papers' picture of how well the topics separate the
+    classes. Categorical labels get a legend; numeric responses a colour bar. ``n_jobs`` caps the
+    embedding's threads (default: scikit-learn's)."""
+    if method not in ("tsne", "pca"):
+        raise ValueError(f"method must be 'tsne' or 'pca', got {method!r}")
+    zbar = np.asarray(model.transform(X))
+    if zbar.shape[0] < 3:
+        raise ValueError(f"a map needs at least 3 documents, got {zbar.shape[0]}")
+    if y is not None:
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != zbar.shape[0]:
+            raise ValueError(f"y should be one label per document ({zbar.shape[0]},), got shape {y.shape}")
+    xy = _embed(zbar, method, random_state, n_jobs)
+    fig, (a,) = _panels(ax, 1, panel_size=(7.0, 6.0))
+    if y is None:
+        a.scatter(xy[:, 0], xy[:, 1], s=6, alpha=0.7)
+    elif y.dtype.kind in "fc" or np.unique(y).size > MAX_LABELED_CLASSES:
+        points = a.scatter(xy[:, 0], xy[:, 1], c=y.astype(float), s=6, alpha=0.8, cmap="viridis")
+        fig.colorbar(points, ax=a, label="response")
+    else:
+        colors = _pyplot().get_cmap("tab20" if np.unique(y).size > 10 else "tab10")
+        for i, label in enumerate(np.unique(y)):
+            on = y == label
+            a.scatter(xy[on, 0], xy[on, 1], s=6, alpha=0.8, color=colors(i), label=str(label))
+        a.legend(markerscale=3, fontsize=7, loc="best", frameon=False)
+    a.set_title(f"documents by their topic proportions ({method.upper()}, K = {zbar.shape[1]})", loc="left")
+    a.set_xticks([])
+    a.set_yticks([])
+    return fig
+
+
+def plot_confusion(model, X, y, normalize: str | None = "true", ax=None):
+    """The confusion matrix of ``model.predict(X)`` against labels ``y`` (rows: true classes;
+    ``normalize`` as in scikit-learn: "true", "pred", "all" or None for counts)."""
+    from sklearn.metrics import ConfusionMatrixDisplay
+
+    if getattr(model, "multilabel_", False) or not hasattr(model, "classes_"):
+        raise ValueError("a confusion matrix needs a single-label classifier")
+    y = np.asarray(y)
+    fig, (a,) = _panels(ax, 1, panel_size=(7.5, 6.5))
+    pred = model.predict(X)
+    ConfusionMatrixDisplay.from_predictions(y, pred, labels=model.classes_, normalize=normalize, ax=a,
+                                            include_values=len(model.classes_) <= 10, xticks_rotation="vertical",
+                                            values_format=".2f" if normalize else "d", colorbar=True)
+    a.set_title(f"accuracy {np.mean(pred == y):.4f}", loc="left")
+    return fig
+
+
+def plot_predictions(model, X, y, ax=None):
+    """Predicted against true responses of a regressor, with the diagonal and predictive R^2."""
+    from .regression import r2
+
+    if not hasattr(model, "y_mean_"):
+        raise ValueError("predicted against true values needs a MedLDARegressor")
+    y = np.asarray(y, dtype=float)
+    pred = model.predict(X)
+    fig, (a,) = _panels(ax, 1, panel_size=(5.5, 5.0))
+    a.scatter(y, pred, s=6, alpha=0.6)
+    lo, hi = float(min(y.min(), pred.min())), float(max(y.max(), pred.max()))
+    a.plot([lo, hi], [lo, hi], color="black", linewidth=0.8)
+    a.set_xlabel("true")
+    a.set_ylabel("predicted")
+    a.set_title(f"predictive R^2 = {r2(y, pred):.3f}", loc="left")
+    return fig
+
+
+def save_figure(fig, path) -> Path:
+    """Write ``fig`` to ``path`` (format from its suffix: png, pdf, svg, ...) atomically."""
+    from .atomic import atomic_write
+
+    path = Path(path)
+    fmt = path.suffix.lstrip(".").lower()
+    supported = fig.canvas.get_supported_filetypes()
+    if fmt not in supported:
+        raise ValueError(f"{path}: unknown figure format {fmt!r}; use one of {', '.join(sorted(supported))}")
+    return atomic_write(path, lambda f: fig.savefig(f, format=fmt, dpi=150))
