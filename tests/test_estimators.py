@@ -180,3 +180,29 @@ def test_corpus_round_trip_through_sparse(planted):
     again = Corpus.from_sparse(corpus.to_sparse(), corpus.vocabulary, corpus.labels)
     assert np.array_equal(again.doc_ptr, corpus.doc_ptr)
     assert np.array_equal(again.to_sparse().toarray(), corpus.to_sparse().toarray())
+
+
+@pytest.mark.parametrize("n_jobs, threads", [(None, 1), (2, 2)])
+def test_blas_gets_the_estimators_threads_while_fitting(planted, monkeypatch, n_jobs, threads):
+    """The exact eta draws run BLAS on n_jobs threads (None: one), not on every core: OpenBLAS
+    threads spin on a core another process holds."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    import medlda.classifier as classifier
+    from medlda.training import warm_up
+
+    corpus, _, y = planted
+    warm_up()  # compiles on a tiny problem first (once per process), before the limit
+    seen = []
+    statistics = classifier.eta_statistics
+
+    def recording(*args):
+        seen.append({lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"})
+        return statistics(*args)
+
+    monkeypatch.setattr(classifier, "eta_statistics", recording)
+    with threadpool_limits(3, user_api="blas"):  # what the process had: restored after fit
+        MedLDAClassifier(4, n_iter=2, n_jobs=n_jobs, random_state=0).fit(corpus, y)
+        after = {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+    assert seen and all(s == {threads} for s in seen)
+    assert after == {3}
