@@ -142,7 +142,7 @@ def test_empty_documents_are_skipped_in_fit_and_get_the_prior_in_transform(plant
     (dict(n_topics=0), "n_topics"), (dict(alpha_sum=-1.0), "alpha_sum"), (dict(beta=0), "beta"),
     (dict(n_iter=0), "n_iter"), (dict(c=0), "c must"), (dict(margin=-1), "margin"),
     (dict(sigma2=0.0), "sigma2"), (dict(sampler="fast"), "sampler"), (dict(loss="squared"), "loss"),
-    (dict(n_topics=2.5), "n_topics"), (dict(n_eta_avg=0), "n_eta_avg"),
+    (dict(n_topics=2.5), "n_topics"), (dict(n_eta_avg=0), "n_eta_avg"), (dict(eta_draw="fast"), "eta_draw"),
 ])
 def test_invalid_hyperparameters_raise_clear_errors(planted, params, match):
     corpus, _, y = planted
@@ -206,3 +206,18 @@ def test_blas_gets_the_estimators_threads_while_fitting(planted, monkeypatch, n_
         after = {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
     assert seen and all(s == {threads} for s in seen)
     assert after == {3}
+
+
+@pytest.mark.parametrize("eta_draw, exact_draws", [("auto", 3), ("exact", 3), ("coordinate", 0)])
+def test_eta_draw_chooses_how_light_draws_eta(planted, monkeypatch, eta_draw, exact_draws):
+    """On this small problem "auto" draws eta exactly (cheap); "coordinate" never does."""
+    import medlda.samplers as samplers
+    from medlda.training import warm_up
+
+    corpus, _, y = planted
+    warm_up()  # its gibbs sampler draws eta exactly once per process
+    calls = []
+    exact = samplers._exact_eta
+    monkeypatch.setattr(samplers, "_exact_eta", lambda *a: calls.append(1) or exact(*a))
+    model = MedLDAClassifier(4, n_iter=3, sampler="light", eta_draw=eta_draw, random_state=0).fit(corpus, y)
+    assert len(calls) == exact_draws and model.get_params()["eta_draw"] == eta_draw

@@ -35,6 +35,10 @@ PARAMS = {
                 "Where the exact draw costs at most about a tenth of an iteration (documents x K^2 x tasks "
                 "<= 12 x tokens x n_mh, e.g. 20 classes at K <= 24 on 20 Newsgroups) light draws eta "
                 "exactly instead, as gibbs does: coordinate sweeps mix slowly when topics are few."),
+    "eta_draw": ("eta_draw : {'auto', 'exact', 'coordinate'}, default='auto'\n    How the light sampler "
+                 "draws eta each iteration: exactly from its Gaussian conditional (O(D K^2 T + K^3 T), as gibbs "
+                 "always does), by n_gibbs coordinate Gibbs sweeps (O(nnz(zbar) T)), or 'auto': exactly where that "
+                 "costs at most about a tenth of an iteration."),
     "c": ("c : float or 'auto', default='auto'\n    Regularization constant weighing the labels against the "
           "words (papers: c or lambda). 'auto' takes the papers' settings: 1.6 for the hinge loss; 25 (two "
           "classes, gSLDA) or 204.8 (several tasks, LightMedLDA) for the logistic loss. The value used is "

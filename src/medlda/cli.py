@@ -68,6 +68,8 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--proposal", choices=list(PROPOSAL_MODES), default="mixture",
                    help="light sampler's MH proposals (see MedLDAClassifier's proposal)")
     t.add_argument("--n-mh", type=int, default=6, help="MH steps per token (light)")
+    t.add_argument("--eta-draw", choices=["auto", "exact", "coordinate"], default="auto",
+                   help="how light draws eta: exactly, by coordinate Gibbs sweeps, or exactly where cheap (auto)")
     t.add_argument("--alpha-sum", type=float, default=6.4)
     t.add_argument("--beta", type=float, default=0.01)
     t.add_argument("--c", type=float, default=None,
@@ -286,13 +288,13 @@ def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict):
             raise CLIError("--positive-cost is for classification; this is a regression task")
         c = {} if args.c is None else {"c": args.c}
         model = MedLDARegressor(args.topics, loss=args.loss or "epsilon", epsilon=args.epsilon,
-                                sigma2=args.sigma2, **c, **common)
+                                sigma2=args.sigma2, eta_draw=args.eta_draw, **c, **common)
     else:
         margin = "auto" if args.margin is None else args.margin
         model = MedLDAClassifier(args.topics, c="auto" if args.c is None else args.c, margin=margin,
                                  sigma2=args.sigma2,
                                  positive_cost="auto" if args.positive_cost is None else args.positive_cost,
-                                 loss=args.loss or "hinge", strategy=args.strategy,
+                                 loss=args.loss or "hinge", strategy=args.strategy, eta_draw=args.eta_draw,
                                  **common)
     names = None
     if task == "multilabel":

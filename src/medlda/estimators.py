@@ -23,7 +23,7 @@ from .corpus import Corpus, check_count_matrix
 from .losses import CLASSIFICATION_LOSSES, LOSSES, make_loss
 from .mixing import HeldoutPerplexity
 from .multiclass import codes_from_omega, effective_jobs, fit_ovr, label_indicator, ovr_zbar, subset_accuracy
-from .samplers import make_sampler
+from .samplers import ETA_DRAWS, make_sampler
 from .training import SamplerState, Supervision
 
 BINARY_MARGIN = 164.0  # c * l = 262.4 with c = 1.6: the papers' binary 20 Newsgroups setting
@@ -73,12 +73,15 @@ class _TopicModel(BaseEstimator):
         _check(self.n_mh, "n_mh", numbers.Integral, 1)
         _check(self.phi_every, "phi_every", numbers.Integral, 1)
         _check(getattr(self, "n_gibbs", 1), "n_gibbs", numbers.Integral, 1)
+        if getattr(self, "eta_draw", "auto") not in ETA_DRAWS:
+            raise ValueError(f"eta_draw must be one of {list(ETA_DRAWS)}, got {self.eta_draw!r}")
         check_run_params(self)
         self._sampler = self._make_sampler()
 
     def _make_sampler(self):
         return make_sampler(self.sampler, light_variant=self.light_variant, proposal=self.proposal,
-                            n_mh=self.n_mh, n_gibbs=getattr(self, "n_gibbs", 2), n_jobs=self._sampler_threads(),
+                            n_mh=self.n_mh, n_gibbs=getattr(self, "n_gibbs", 2),
+                            eta_draw=getattr(self, "eta_draw", "auto"), n_jobs=self._sampler_threads(),
                             block_simulation=getattr(self, "block_simulation", "nested"), phi_every=self.phi_every)
 
     def _sampler_threads(self) -> int:
@@ -294,7 +297,7 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
                "multi-label when y is a 2-d label-indicator matrix (predict returns one too).\n\n"
                + params_doc("n_topics", "alpha_sum", "beta", "c", "margin", "sigma2", "positive_cost", "loss",
                             "strategy", "n_jobs", "n_iter", "sampler", "light_variant", "phi_every", "proposal", "n_mh",
-                            "n_gibbs",
+                            "n_gibbs", "eta_draw",
                             "n_eta_avg", "n_infer_burn", "n_infer_avg",
                             "trace", "random_state", "verbose", *_RUN))
 
@@ -303,7 +306,8 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
                  positive_cost: float | str = "auto", loss: str = "hinge", strategy: str = "multitask",
                  n_jobs: int | None = None, n_iter: int = 50, sampler: str = "gibbs",
                  light_variant: str = "collapsed", phi_every: int = 1,
-                 proposal: str = "mixture", n_mh: int = 6, n_gibbs: int = 2, n_eta_avg: int = 5,
+                 proposal: str = "mixture", n_mh: int = 6, n_gibbs: int = 2, eta_draw: str = "auto",
+                 n_eta_avg: int = 5,
                  n_infer_burn: int = 100, n_infer_avg: int = 200, trace: bool = False,
                  random_state=None, verbose: int = 0, checkpoint_every: int = 0, checkpoint_path=None,
                  resume: bool = False, backend: str = "local", n_workers: int = 2, ray_address: str | None = None):
@@ -324,6 +328,7 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
         self.proposal = proposal
         self.n_mh = n_mh
         self.n_gibbs = n_gibbs
+        self.eta_draw = eta_draw
         self.n_eta_avg = n_eta_avg
         self.n_infer_burn = n_infer_burn
         self.n_infer_avg = n_infer_avg

@@ -33,14 +33,14 @@ class MedLDARegressor(RegressorMixin, _TopicModel):
                "loss) or sLDA (squared loss). ``score`` is the predictive R^2.\n\n"
                + params_doc("n_topics", "alpha_sum", "beta", "c_regression", "epsilon", "sigma2",
                             "loss_regression", "n_iter", "sampler", "light_variant", "phi_every", "proposal", "n_mh",
-                            "n_gibbs", "n_jobs", "n_eta_avg", "n_infer_burn", "n_infer_avg", "trace",
+                            "n_gibbs", "eta_draw", "n_jobs", "n_eta_avg", "n_infer_burn", "n_infer_avg", "trace",
                             "random_state", "verbose", *_RUN))
 
     def __init__(self, n_topics: int = 20, *, alpha_sum: float = 6.4, beta: float = 0.01,
                  c: float = REGRESSION_C, epsilon: float = 1e-3, sigma2: float = 1.0,
                  loss: str = "epsilon", n_iter: int = 50, sampler: str = "gibbs",
                  light_variant: str = "collapsed", phi_every: int = 1, proposal: str = "mixture", n_mh: int = 6,
-                 n_gibbs: int = 2, n_jobs: int | None = None, n_eta_avg: int = 5, n_infer_burn: int = 100, n_infer_avg: int = 200,
+                 n_gibbs: int = 2, eta_draw: str = "auto", n_jobs: int | None = None, n_eta_avg: int = 5, n_infer_burn: int = 100, n_infer_avg: int = 200,
                  trace: bool = False, random_state=None, verbose: int = 0, checkpoint_every: int = 0,
                  checkpoint_path=None, resume: bool = False, backend: str = "local", n_workers: int = 2,
                  ray_address: str | None = None):
@@ -58,6 +58,7 @@ class MedLDARegressor(RegressorMixin, _TopicModel):
         self.proposal = proposal
         self.n_mh = n_mh
         self.n_gibbs = n_gibbs
+        self.eta_draw = eta_draw
         self.n_jobs = n_jobs
         self.n_eta_avg = n_eta_avg
         self.n_infer_burn = n_infer_burn

@@ -248,14 +248,14 @@ def draw_phi_wk(n_wk: np.ndarray, beta: float, rng: np.random.Generator) -> np.n
 
 def make_sampler(name: str, *, light_variant: str = "collapsed", proposal: str = "mixture",
                  n_mh: int = 6, n_gibbs: int = 2, n_jobs: int = 1, block_simulation: str = "nested",
-                 phi_every: int = 1):
+                 phi_every: int = 1, eta_draw: str = "auto"):
     """The sampler object for ``name`` ("gibbs", "light" or "blocked"); ``n_jobs`` threads and
-    ``phi_every`` (partial variant) for light; ``block_simulation`` ("nested" or "backward") for
+    ``phi_every`` (partial variant) and ``eta_draw`` for light; ``block_simulation`` ("nested" or "backward") for
     blocked (unsupervised LDA only)."""
     if name == "gibbs":
         return ExactGibbs()
     if name == "light":
-        return Light(light_variant, proposal, n_mh, n_gibbs, n_jobs, phi_every=phi_every)
+        return Light(light_variant, proposal, n_mh, n_gibbs, n_jobs, eta_draw=eta_draw, phi_every=phi_every)
     if name == "blocked":
         from .blocked_sampler import BlockedGibbs
         return BlockedGibbs(block_simulation)
