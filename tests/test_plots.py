@@ -151,13 +151,14 @@ def test_draws_on_the_callers_axes(three_classes):
     assert left.images and right.collections
 
 
-def test_one_vs_rest_trace_points_to_the_sub_models(three_classes):
+def test_one_vs_rest_trace_has_a_line_per_class(three_classes):
     _, train, _, _ = three_classes
     y = np.array(["a", "b", "c"] * 100)
     ovr = MedLDAClassifier(3, strategy="ovr", n_jobs=1, n_iter=2, **FAST).fit(train, y)
-    with pytest.raises(ValueError, match=r"plot_trace\(model.estimators_\[i\]\)"):
-        plots.plot_trace(ovr)
-    assert len(_visible(plots.plot_trace(ovr.estimators_[0]))) == 1  # training accuracy only
+    (accuracy,) = _visible(plots.plot_trace(ovr))  # training accuracy only: fit without trace=True
+    assert [line.get_label() for line in accuracy.lines] == ["a", "b", "c"]
+    for line, sub in zip(accuracy.lines, ovr.estimators_):
+        assert list(line.get_ydata()) == [row["train_accuracy"] for row in sub.trace_]
 
 
 def test_save_figure_writes_by_suffix_and_refuses_unknown_formats(tmp_path, three_classes):

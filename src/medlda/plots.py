@@ -52,25 +52,31 @@ def _panels(ax, n: int, ncols: int = 1, panel_size: tuple[float, float] = (5.0, 
 def plot_trace(model, x: str = "iteration", ax=None):
     """Training curves from ``model.trace_``: training accuracy (supervised models), the log joint
     (fit with ``trace=True`` or ``verbose``) and held-out perplexity (``LDA.fit(X, heldout=...)``),
-    one panel each, against ``x`` = "iteration" or "seconds" of sampling."""
+    one panel each, against ``x`` = "iteration" or "seconds" of sampling. A one-vs-rest model
+    draws one line per class from its binary models' traces."""
     if x not in ("iteration", "seconds"):
         raise ValueError(f"x must be 'iteration' or 'seconds', got {x!r}")
-    trace = getattr(model, "trace_", None)
-    if trace is None:
+    if getattr(model, "trace_", None) is None:
         raise ValueError("the model is not fitted: no training trace to plot")
-    if not trace and getattr(model, "estimators_", None):
-        raise ValueError("a one-vs-rest model keeps one trace per class: plot_trace(model.estimators_[i])")
-    metrics = [m for m in TRACE_METRICS if any(m in row for row in trace)]
+    subs = getattr(model, "estimators_", None)
+    traces = {str(c): m.trace_ for c, m in zip(model.classes_, subs)} if subs else {None: model.trace_}
+    rows = [row for trace in traces.values() for row in trace]
+    metrics = [m for m in TRACE_METRICS if any(m in row for row in rows)]
     if not metrics:
         raise ValueError("the trace holds no measured curve; fit with trace=True to record the log joint")
     fig, axes = _panels(ax, len(metrics), ncols=len(metrics), panel_size=(4.5, 3.2))
     for a, metric in zip(axes, metrics):
-        rows = [row for row in trace if metric in row]
-        a.plot([row[x] for row in rows], [row[metric] for row in rows], marker="." if len(rows) < 60 else None)
+        for label, trace in traces.items():
+            points = [row for row in trace if metric in row]
+            a.plot([row[x] for row in points], [row[metric] for row in points], label=label,
+                   marker="." if len(points) < 60 and len(traces) == 1 else None)
         a.set_xlabel("iteration" if x == "iteration" else "seconds of sampling")
         a.set_ylabel(TRACE_METRICS[metric])
         a.grid(alpha=0.3)
-    axes[0].set_title(f"{type(model).__name__}, K = {model.n_topics}, {trace[-1]['seconds']:.1f} s", loc="left")
+    if subs:
+        axes[-1].legend(fontsize=6, ncols=2 if len(subs) > 10 else 1, frameon=False)
+    seconds = sum(trace[-1]["seconds"] for trace in traces.values() if trace)
+    axes[0].set_title(f"{type(model).__name__}, K = {model.n_topics}, {seconds:.1f} s", loc="left")
     return fig
 
 
@@ -101,8 +107,7 @@ def plot_class_topics(model, n_topics: int = 3, n_words: int = 5, vocabulary=Non
         raise ValueError("an unsupervised LDA has no classifier weights: use plot_topics")
     weights = class_topic_weights(model, n_topics)
     words = model.top_words(n_words, vocabulary)
-    fig, axes = _panels(ax, len(weights), ncols=2,
-                        panel_size=(4.6, 0.45 * n_topics + 1.0))
+    fig, axes = _panels(ax, len(weights), ncols=2, panel_size=(6.5, 0.45 * n_topics + 1.0))
     for a, (label, weighted) in zip(axes, weights.items()):
         ks = [k for k, _ in weighted]
         eta = [w for _, w in weighted]
@@ -110,7 +115,7 @@ def plot_class_topics(model, n_topics: int = 3, n_words: int = 5, vocabulary=Non
         a.set_yticks(np.arange(len(ks)), [f"{k}: {' '.join(words[k])}" for k in ks], fontsize=8)
         a.invert_yaxis()
         a.axvline(0.0, color="black", linewidth=0.6)
-        a.set_title(f"class {label}" if hasattr(model, "classes_") else f"{label} response", loc="left")
+        a.set_title(f"class {label}" if hasattr(model, "classes_") else f"{label} response", loc="left", fontsize=10)
         a.set_xlabel("eta")
     return fig
 
