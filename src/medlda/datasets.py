@@ -7,7 +7,6 @@ The library never assumes a particular data directory: pass ``path=``, set ``$ME
 from __future__ import annotations
 
 import os
-import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Sequence
 import numpy as np
 from sklearn.utils import Bunch
 
+from .atomic import atomic_write
 from .readers import read_text_folder
 from .text import strip_news_headers
 
@@ -81,22 +81,19 @@ def _find_or_download_20news(download_if_missing: bool) -> Path:
 def download(url: str, target: Path, timeout: float = 60.0) -> Path:
     """Fetch ``url`` into ``target`` atomically (temporary file beside it, then rename)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as response:
+
+    def fetch(out) -> None:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
             while chunk := response.read(1 << 20):
                 out.write(chunk)
-        os.replace(tmp, target)
+
+    try:
+        return atomic_write(target, fetch)
     except (urllib.error.URLError, OSError) as err:
-        Path(tmp).unlink(missing_ok=True)
         raise ConnectionError(
             f"could not download {url} ({err}); download the archive by hand and pass its path "
             f"as path=..., or put it at {target}"
         ) from err
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
 
 
 # ------------------------------------------------------------------------------------------------
