@@ -13,7 +13,7 @@ from . import __version__
 from .atomic import atomic_write_text
 from .corpus import NPY_META, Corpus
 from .exceptions import MedLDAError
-from .samplers import LIGHT_VARIANTS, PROPOSAL_MODES, SAMPLERS
+from .samplers import ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, SAMPLERS
 
 PLOT_KINDS = ["trace", "topics", "class-topics", "map", "confusion", "predictions"]
 
@@ -68,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--proposal", choices=list(PROPOSAL_MODES), default="mixture",
                    help="light sampler's MH proposals (see MedLDAClassifier's proposal)")
     t.add_argument("--n-mh", type=int, default=6, help="MH steps per token (light)")
-    t.add_argument("--eta-draw", choices=["auto", "exact", "coordinate"], default="auto",
+    t.add_argument("--eta-draw", choices=list(ETA_DRAWS), default="auto",
                    help="how light draws eta: exactly, by coordinate Gibbs sweeps, or exactly where cheap (auto)")
     t.add_argument("--alpha-sum", type=float, default=6.4)
     t.add_argument("--beta", type=float, default=0.01)
@@ -227,7 +227,7 @@ def _check_seen(y_test: np.ndarray, classes: np.ndarray, path: str) -> None:
 
 # -- commands -------------------------------------------------------------------------------------
 def cmd_train(args) -> int:
-    from .estimators import LDA, MedLDAClassifier
+    from .estimators import LDA
 
     if args.sampler == "blocked" and not args.unsupervised:
         raise CLIError("--sampler blocked is for plain LDA: add --unsupervised")
@@ -369,14 +369,9 @@ def _report(model, result: dict, args) -> None:
 
 
 def cmd_predict(args) -> int:
-    from .persistence import load_model
     from .readers import write_lines
 
-    model = load_model(args.model)
-    if args.n_jobs is not None:
-        if args.n_jobs == 0:
-            raise CLIError("--n-jobs must be a non-zero integer")
-        model.set_params(n_jobs=args.n_jobs)
+    model = _load_with_jobs(args)
     if not hasattr(model, "predict"):
         raise CLIError(f"{args.model}: an unsupervised LDA model cannot predict labels")
     corpus = _read(args, args.input, "test", vocabulary=_model_vocabulary(model))
@@ -402,6 +397,18 @@ def cmd_predict(args) -> int:
             if key in result:
                 print(f"{key}: {result[key]:.4f}", file=sys.stderr)
     return 0
+
+
+def _load_with_jobs(args):
+    """The saved model of --model, with --n-jobs (if given) overriding its n_jobs."""
+    from .persistence import load_model
+
+    model = load_model(args.model)
+    if args.n_jobs is not None:
+        if args.n_jobs == 0:
+            raise CLIError("--n-jobs must be a non-zero integer")
+        model.set_params(n_jobs=args.n_jobs)
+    return model
 
 
 def _model_vocabulary(model) -> np.ndarray:
@@ -446,8 +453,6 @@ def cmd_topics(args) -> int:
 
 def cmd_plot(args) -> int:
     """Draw one figure of a saved model and write it atomically to --out."""
-    from .persistence import load_model
-
     try:
         import matplotlib
     except ImportError:
@@ -455,11 +460,7 @@ def cmd_plot(args) -> int:
     matplotlib.use("Agg")  # files only: no display needed
     from . import plots
 
-    model = load_model(args.model)
-    if args.n_jobs is not None:
-        if args.n_jobs == 0:
-            raise CLIError("--n-jobs must be a non-zero integer")
-        model.set_params(n_jobs=args.n_jobs)
+    model = _load_with_jobs(args)
     data_kinds = ("map", "confusion", "predictions")
     if args.kind in data_kinds and not args.input:
         raise CLIError(f"--kind {args.kind} needs --input documents")
