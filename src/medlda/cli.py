@@ -469,7 +469,9 @@ def cmd_plot(args) -> int:
     if args.kind == "trace":
         fig = plots.plot_trace(model, x=args.x)
     elif args.kind == "topics":
-        ids = None if not args.topic_ids else [_int_id(t, "--topic-ids") for t in args.topic_ids.split(",") if t.strip()]
+        ids = None
+        if args.topic_ids:
+            ids = [_int_id(t, "--topic-ids") for t in args.topic_ids.split(",") if t.strip()]
         fig = plots.plot_topics(model, ids, n_words=args.top_words or 10)
     elif args.kind == "class-topics":
         fig = plots.plot_class_topics(model, args.class_topics, n_words=args.top_words or 5)

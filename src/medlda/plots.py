@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from .reports import class_topic_weights
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 TRACE_METRICS = {"train_accuracy": "training accuracy", "log_joint": "log joint  log p(W, Z)",
                  "perplexity": "held-out perplexity"}
@@ -33,8 +36,7 @@ def _panels(ax, n: int, ncols: int = 1, panel_size: tuple[float, float] = (5.0, 
     """(figure, list of n Axes): the caller's (one Axes for n = 1, else a sequence of >= n), or
     a new figure's grid of ``ncols`` columns with the unused cells hidden."""
     if ax is not None:
-        axes = list(ax) if isinstance(ax, (Sequence, np.ndarray)) else [ax]
-        axes = list(np.ravel(np.asarray(axes, dtype=object)))
+        axes = list(np.ravel(np.asarray(ax, dtype=object)))
         if len(axes) < n:
             raise ValueError(f"this figure has {n} panels; ax gives {len(axes)} Axes")
         return axes[0].figure, axes[:n]
@@ -49,7 +51,7 @@ def _panels(ax, n: int, ncols: int = 1, panel_size: tuple[float, float] = (5.0, 
     return fig, cells[:n]
 
 
-def plot_trace(model, x: str = "iteration", ax=None):
+def plot_trace(model, x: str = "iteration", ax=None) -> Figure:
     """Training curves from ``model.trace_``: training accuracy (supervised models), the log joint
     (fit with ``trace=True`` or ``verbose``) and held-out perplexity (``LDA.fit(X, heldout=...)``),
     one panel each, against ``x`` = "iteration" or "seconds" of sampling. A one-vs-rest model
@@ -80,7 +82,7 @@ def plot_trace(model, x: str = "iteration", ax=None):
     return fig
 
 
-def plot_topics(model, topics: Sequence[int] | None = None, n_words: int = 10, vocabulary=None, ax=None):
+def plot_topics(model, topics: Sequence[int] | None = None, n_words: int = 10, vocabulary=None, ax=None) -> Figure:
     """The ``n_words`` most probable words of each topic in ``topics`` (default: the first 12) as
     bars of their probability phi_kw, one panel per topic."""
     phi = model.topic_word_
@@ -100,7 +102,7 @@ def plot_topics(model, topics: Sequence[int] | None = None, n_words: int = 10, v
     return fig
 
 
-def plot_class_topics(model, n_topics: int = 3, n_words: int = 5, vocabulary=None, ax=None):
+def plot_class_topics(model, n_topics: int = 3, n_words: int = 5, vocabulary=None, ax=None) -> Figure:
     """For each class (a regressor: the topics that raise and lower the response), the
     ``n_topics`` topics whose weight eta favours it most, as bars labeled with their top words."""
     if not hasattr(model, "eta_samples_"):
@@ -138,7 +140,8 @@ def _embed(zbar: np.ndarray, method: str, random_state, n_jobs: int | None) -> n
                     random_state=random_state).fit_transform(zbar)
 
 
-def plot_topic_map(model, X, y=None, method: str = "tsne", random_state=0, n_jobs: int | None = None, ax=None):
+def plot_topic_map(model, X, y=None, method: str = "tsne", random_state=0, n_jobs: int | None = None,
+                   ax=None) -> Figure:
     """Documents X placed in 2-d by their inferred topic proportions (``model.transform``), by
     t-SNE or PCA, coloured by ``y``: the MedLDA papers' picture of how well the topics separate the
     classes. Categorical labels get a legend; numeric responses a colour bar. ``n_jobs`` caps the
@@ -171,7 +174,7 @@ def plot_topic_map(model, X, y=None, method: str = "tsne", random_state=0, n_job
     return fig
 
 
-def plot_confusion(model, X, y, normalize: str | None = "true", ax=None):
+def plot_confusion(model, X, y, normalize: str | None = "true", ax=None) -> Figure:
     """The confusion matrix of ``model.predict(X)`` against labels ``y`` (rows: true classes;
     ``normalize`` as in scikit-learn: "true", "pred", "all" or None for counts)."""
     from sklearn.metrics import ConfusionMatrixDisplay
@@ -188,7 +191,7 @@ def plot_confusion(model, X, y, normalize: str | None = "true", ax=None):
     return fig
 
 
-def plot_predictions(model, X, y, ax=None):
+def plot_predictions(model, X, y, ax=None) -> Figure:
     """Predicted against true responses of a regressor, with the diagonal and predictive R^2."""
     from .regression import r2
 
@@ -206,7 +209,7 @@ def plot_predictions(model, X, y, ax=None):
     return fig
 
 
-def save_figure(fig, path) -> Path:
+def save_figure(fig: Figure, path) -> Path:
     """Write ``fig`` to ``path`` (format from its suffix: png, pdf, svg, ...) atomically."""
     from .atomic import atomic_write
 
