@@ -165,6 +165,9 @@ def test_save_figure_writes_by_suffix_and_refuses_unknown_formats(tmp_path, thre
     model, *_ = three_classes
     fig = plots.plot_trace(model)
     assert plots.save_figure(fig, tmp_path / "t.png").read_bytes()[:8] == PNG_MAGIC
+    small = plots.save_figure(fig, tmp_path / "small.png", dpi=30).stat().st_size
+    assert small < (tmp_path / "t.png").stat().st_size
+    (tmp_path / "small.png").unlink()
     assert plots.save_figure(fig, tmp_path / "t.svg").read_text().lstrip().startswith("<?xml")
     with pytest.raises(ValueError, match="unknown figure format 'docx'"):
         plots.save_figure(fig, tmp_path / "t.docx")
@@ -194,6 +197,7 @@ def test_cli_plot_writes_each_kind(capsys, tmp_path, three_classes):
                           (["--kind", "trace", "--input", str(data)], "draws the model alone"),
                           (["--kind", "predictions", "--input", str(data)], "needs a MedLDARegressor"),
                           (["--kind", "topics", "--topic-ids", "x"], "'x' is not a topic id"),
+                          (["--kind", "trace", "--dpi", "0"], "--dpi must be positive"),
                           (["--kind", "trace", "--out", str(tmp_path / "f.doc")], "unknown figure format")]:
         out = [] if "--out" in argv else ["--out", str(tmp_path / "bad.png")]
         code = main(["plot", "--model", str(path), *argv, *out])

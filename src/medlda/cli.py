@@ -138,6 +138,7 @@ def _parser() -> argparse.ArgumentParser:
                         "confusion: confusion matrix on --input; predictions: predicted against true "
                         "responses on --input (regression)")
     g.add_argument("--out", required=True, help="figure file; the format follows its suffix (png, pdf, svg)")
+    g.add_argument("--dpi", type=int, default=150, help="resolution of raster formats (default 150)")
     _data_args(g, "--input", required=False, help="documents for map, confusion and predictions")
     g.add_argument("--x", choices=["iteration", "seconds"], default="iteration", help="trace: x axis")
     g.add_argument("--topic-ids", help="topics: comma-separated topic ids (default: the first 12)")
@@ -466,6 +467,8 @@ def cmd_plot(args) -> int:
         raise CLIError(f"--kind {args.kind} needs --input documents")
     if args.kind not in data_kinds and args.input:
         raise CLIError(f"--kind {args.kind} draws the model alone; --input is for {', '.join(data_kinds)}")
+    if args.dpi <= 0:
+        raise CLIError(f"--dpi must be positive, got {args.dpi}")
     if args.kind == "trace":
         fig = plots.plot_trace(model, x=args.x)
     elif args.kind == "topics":
@@ -489,7 +492,7 @@ def cmd_plot(args) -> int:
             fig = plots.plot_confusion(model, corpus, y)
         else:
             fig = plots.plot_predictions(model, corpus, y)
-    plots.save_figure(fig, args.out)
+    plots.save_figure(fig, args.out, dpi=args.dpi)
     print(f"figure written to {args.out}", file=sys.stderr)
     return 0
 

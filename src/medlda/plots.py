@@ -209,8 +209,9 @@ def plot_predictions(model, X, y, ax=None) -> Figure:
     return fig
 
 
-def save_figure(fig: Figure, path) -> Path:
-    """Write ``fig`` to ``path`` (format from its suffix: png, pdf, svg, ...) atomically."""
+def save_figure(fig: Figure, path, dpi: int = 150) -> Path:
+    """Write ``fig`` to ``path`` (format from its suffix: png, pdf, svg, ...) atomically, raster
+    formats at ``dpi`` dots per inch."""
     from .atomic import atomic_write
 
     path = Path(path)
@@ -218,4 +219,4 @@ def save_figure(fig: Figure, path) -> Path:
     supported = fig.canvas.get_supported_filetypes()
     if fmt not in supported:
         raise ValueError(f"{path}: unknown figure format {fmt!r}; use one of {', '.join(sorted(supported))}")
-    return atomic_write(path, lambda f: fig.savefig(f, format=fmt, dpi=150))
+    return atomic_write(path, lambda f: fig.savefig(f, format=fmt, dpi=dpi))
