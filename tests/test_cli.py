@@ -71,6 +71,37 @@ def test_train_save_then_topics_and_predict(capsys, tmp_path, bow_files):
     assert code != 0 and "--n-jobs" in err
 
 
+def test_predict_proba_of_a_logistic_model(capsys, tmp_path, bow_files):
+    """--proba: a header and one row per document whose probabilities sum to 1, pick the label,
+    and equal predict_proba; a hinge model is refused."""
+    from medlda.persistence import load_model
+    from medlda.readers import read_corpus
+
+    train, test = bow_files
+    model = tmp_path / "logistic.npz"
+    code, _, err = run(capsys, "train", "--train", train, "--loss", "logistic", "--out", model, "--quiet", *FAST)
+    assert code == 0, err
+    out_file = tmp_path / "proba.tsv"
+    code, _, err = run(capsys, "predict", "--model", model, "--input", test, "--proba", "--out", out_file)
+    assert code == 0, err
+    header, *rows = [line.split("\t") for line in out_file.read_text().splitlines()]
+    assert header == ["label", "neg", "pos"] and len(rows) == 200
+    proba = np.array([[float(v) for v in row[1:]] for row in rows])
+    assert np.allclose(proba.sum(axis=1), 1.0, atol=1e-5)
+    assert [row[0] for row in rows] == [header[1 + i] for i in proba.argmax(axis=1)]
+    fitted = load_model(model)
+    expected = fitted.predict_proba(read_corpus(str(test), vocabulary=fitted.vocabulary_))
+    assert np.allclose(proba, expected, atol=1e-5)
+    code, out, _ = run(capsys, "predict", "--model", model, "--input", test, "--proba", "--json")
+    result = json.loads(out)
+    assert result["classes"] == ["neg", "pos"] and np.allclose(result["proba"], expected)
+    assert result["labels"] == [row[0] for row in rows]
+    hinge = tmp_path / "hinge.npz"
+    run(capsys, "train", "--train", train, "--out", hinge, "--quiet", *FAST)
+    code, _, err = run(capsys, "predict", "--model", hinge, "--input", test, "--proba")
+    assert code == 2 and "--proba needs a classifier with a probabilistic loss" in err
+
+
 def test_inference_sweeps_reach_the_saved_model(capsys, tmp_path, bow_files):
     from medlda.persistence import load_model
 

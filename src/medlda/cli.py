@@ -116,6 +116,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--model", required=True)
     _data_args(r, "--input", required=True, help="documents to label")
     r.add_argument("--out", help="write one predicted label per line to this file")
+    r.add_argument("--proba", action="store_true",
+                   help="also each class's probability (logistic loss): tab-separated lines under a header "
+                        "'label<TAB>class ...'; in --json, 'proba' and 'classes'")
     r.add_argument("--n-jobs", type=int, default=None,
                    help="cores for inference (default: the model's n_jobs; -1 all cores); same "
                         "predictions on any number")
@@ -375,8 +378,16 @@ def cmd_predict(args) -> int:
     model = _load_with_jobs(args)
     if not hasattr(model, "predict"):
         raise CLIError(f"{args.model}: an unsupervised LDA model cannot predict labels")
+    if args.proba and not hasattr(model, "predict_proba"):
+        raise CLIError(f"{args.model}: --proba needs a classifier with a probabilistic loss (logistic); "
+                       f"this model uses loss={getattr(model, 'loss', None)!r}")
     corpus = _read(args, args.input, "test", vocabulary=_model_vocabulary(model))
-    pred = model.predict(corpus)
+    if hasattr(model, "classes_"):  # one inference for labels and probabilities
+        omega = model.decision_function(corpus)
+        pred = model._labels_from(omega)
+        proba = model._proba_from(omega) if args.proba else None
+    else:
+        pred, proba = model.predict(corpus), None
     result = {"n_docs": corpus.n_docs, "empty_skipped": corpus.n_empty_skipped, "oov_dropped": corpus.n_oov_dropped}
     task = _model_task(model)
     if corpus.labels is not None:
@@ -384,16 +395,24 @@ def cmd_predict(args) -> int:
         result.update(measures(task, _model_targets(model, corpus, args.input), pred))
     if task == "multilabel":  # one line per document: its predicted labels, comma-separated
         pred = np.array([",".join(str(c) for c, on in zip(model.classes_, row) if on) for row in pred])
+    lines = [str(p) for p in pred.tolist()]
+    if proba is not None:
+        names = [str(c) for c in model.classes_]
+        lines = ["\t".join(["label", *names])] + [
+            "\t".join([label, *(f"{v:.6g}" for v in row)]) for label, row in zip(lines, proba)]
     if args.out:
-        write_lines(args.out, [str(p) for p in pred.tolist()])
+        write_lines(args.out, lines)
         result["predictions"] = args.out
     if args.json:
         if not args.out:
             result["labels"] = [str(p) for p in pred.tolist()]
+            if proba is not None:
+                result["classes"] = [str(c) for c in model.classes_]
+                result["proba"] = proba.tolist()
         print(json.dumps(result))
     else:
         if not args.out:
-            print("\n".join(str(p) for p in pred.tolist()))
+            print("\n".join(lines))
         for key in ("accuracy", "f1_micro", "f1_macro", "r2"):
             if key in result:
                 print(f"{key}: {result[key]:.4f}", file=sys.stderr)

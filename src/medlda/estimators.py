@@ -445,7 +445,9 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
 
     def predict(self, X) -> np.ndarray:
         """Predicted class labels (multi-label: a 0/1 indicator matrix (D, C))."""
-        omega = self.decision_function(X)
+        return self._labels_from(self.decision_function(X))
+
+    def _labels_from(self, omega: np.ndarray) -> np.ndarray:
         codes = self._codes(omega.reshape(len(omega), -1))
         return codes if self.multilabel_ else self.classes_[codes]
 
@@ -459,7 +461,9 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities sigmoid(c omega): (D, 2) binary; (D, C) normalized over classes for
         multi-class; (D, C) per-label probabilities for multi-label."""
-        omega = self.decision_function(X)
+        return self._proba_from(self.decision_function(X))
+
+    def _proba_from(self, omega: np.ndarray) -> np.ndarray:
         omega = omega.reshape(len(omega), -1)
         if self.multilabel_ or omega.shape[1] == 1:
             p = make_loss(self.loss, self.c_).proba(omega)
