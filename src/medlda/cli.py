@@ -395,19 +395,20 @@ def cmd_predict(args) -> int:
         result.update(measures(task, _model_targets(model, corpus, args.input), pred))
     if task == "multilabel":  # one line per document: its predicted labels, comma-separated
         pred = np.array([",".join(str(c) for c, on in zip(model.classes_, row) if on) for row in pred])
-    lines = [str(p) for p in pred.tolist()]
+    labels = [str(p) for p in pred.tolist()]
+    lines = labels
     if proba is not None:
         names = [str(c) for c in model.classes_]
         lines = ["\t".join(["label", *names])] + [
-            "\t".join([label, *(f"{v:.6g}" for v in row)]) for label, row in zip(lines, proba)]
+            "\t".join([label, *(f"{v:.6g}" for v in row)]) for label, row in zip(labels, proba)]
     if args.out:
         write_lines(args.out, lines)
         result["predictions"] = args.out
     if args.json:
         if not args.out:
-            result["labels"] = [str(p) for p in pred.tolist()]
+            result["labels"] = labels
             if proba is not None:
-                result["classes"] = [str(c) for c in model.classes_]
+                result["classes"] = names
                 result["proba"] = proba.tolist()
         print(json.dumps(result))
     else:
