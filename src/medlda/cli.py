@@ -129,6 +129,12 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--model", required=True)
     s.add_argument("--top-words", type=int, default=10)
     s.add_argument("--class-topics", type=int, default=3, help="topics listed per class")
+    _data_args(s, "--coherence", required=False,
+               help="documents in which to score each topic's coherence (its --top-words occurring together)")
+    s.add_argument("--measure", choices=["npmi", "umass"], default="npmi",
+                   help="coherence measure: npmi (in [-1, 1]; held-out documents) or umass (training documents)")
+    s.add_argument("--split", choices=["train", "test"], default="test",
+                   help="--coherence data holding both splits (20 Newsgroups, Reuters): the part to use (default test)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_topics)
 
@@ -232,6 +238,7 @@ def _check_seen(y_test: np.ndarray, classes: np.ndarray, path: str) -> None:
 # -- commands -------------------------------------------------------------------------------------
 def cmd_train(args) -> int:
     from .estimators import LDA
+    from .reports import coherence_json
 
     if args.sampler == "blocked" and not args.unsupervised:
         raise CLIError("--sampler blocked is for plain LDA: add --unsupervised")
@@ -260,6 +267,9 @@ def cmd_train(args) -> int:
         result["n_test_docs"] = test.n_docs
         result["test_empty_skipped"] = test.n_empty_skipped
         result["test_oov_dropped"] = test.n_oov_dropped
+        npmi = coherence_json("npmi", _coherence(model, test, "npmi", 10))["coherence_mean"]
+        if npmi is not None:  # the mean NPMI of each topic's top 10 words in the test documents
+            result["coherence_npmi"] = npmi
         if args.unsupervised:
             result["perplexity"] = model.perplexity(test)
         else:
@@ -360,7 +370,7 @@ def _report(model, result: dict, args) -> None:
           f"{result['n_train_docs']} documents, {result['n_train_tokens']} tokens: "
           f"{result['train_seconds']:.2f} s ({result['tokens_per_second'] / 1e6:.2f}M tokens/s; "
           f"compile {result['compile_seconds']:.2f} s)")
-    for key in ("train_accuracy", "train_r2", "accuracy", "f1_micro", "f1_macro", "r2", "perplexity"):
+    for key in ("train_accuracy", "train_r2", "accuracy", "f1_micro", "f1_macro", "r2", "perplexity", "coherence_npmi"):
         if key in result:
             print(f"{key.replace('_', ' ')}: {result[key]:.4f}")
     print("\ntopics:")
@@ -420,6 +430,12 @@ def cmd_predict(args) -> int:
     return 0
 
 
+def _coherence(model, docs: Corpus, measure: str, n_words: int) -> np.ndarray:
+    if n_words < 2:
+        raise CLIError("coherence needs --top-words of at least 2")
+    return model.coherence(docs, measure, n_words)
+
+
 def _load_with_jobs(args):
     """The saved model of --model, with --n-jobs (if given) overriding its n_jobs."""
     from .persistence import load_model
@@ -459,13 +475,24 @@ def _model_targets(model, corpus: Corpus, path: str):
 
 def cmd_topics(args) -> int:
     from .persistence import load_model
-    from .reports import class_topic_lines, topic_lines, topics_json
+    from .reports import class_topic_lines, coherence_json, topic_lines, topics_json
 
     model = load_model(args.model)
+    coherence = None
+    if args.coherence:
+        docs = _read(args, args.coherence, args.split, vocabulary=_model_vocabulary(model))
+        coherence = (args.measure, _coherence(model, docs, args.measure, args.top_words))
     if args.json:
-        print(json.dumps(topics_json(model, args.top_words, args.class_topics)))
+        result = topics_json(model, args.top_words, args.class_topics)
+        if coherence is not None:
+            result.update(coherence_json(*coherence))
+        print(json.dumps(result))
         return 0
-    print("\n".join(topic_lines(model, args.top_words)))
+    print("\n".join(topic_lines(model, args.top_words, coherence)))
+    if coherence is not None:
+        mean = coherence_json(*coherence)["coherence_mean"]
+        print(f"mean {args.measure} coherence of the top {args.top_words} words in {args.coherence}: "
+              + ("undefined" if mean is None else f"{mean:+.4f}"))
     if hasattr(model, "eta_samples_"):
         print("\ntopics that weigh most for each class:")
         print("\n".join(class_topic_lines(model, args.class_topics, args.top_words)))

@@ -192,8 +192,19 @@ class _TopicModel(BaseEstimator):
             raise ValueError(f"vocabulary has {vocab.size} words, the model {self.n_features_in_}")
         if vocab is None:
             vocab = np.array([str(v) for v in range(self.n_features_in_)])
-        order = np.argsort(-self.topic_word_counts_, axis=1, kind="stable")[:, :n]
-        return [[str(vocab[v]) for v in row] for row in order]
+        return [[str(vocab[v]) for v in row] for row in self.top_word_ids(n)]
+
+    def top_word_ids(self, n: int = 10) -> np.ndarray:
+        """(K, n) word ids of each topic's ``n`` most probable words, the most probable first."""
+        check_is_fitted(self, "topic_word_counts_")
+        return np.argsort(-self.topic_word_counts_, axis=1, kind="stable")[:, :n]
+
+    def coherence(self, X, measure: str = "npmi", n_words: int = 10) -> np.ndarray:
+        """Coherence (K,) of each topic's ``n_words`` top words in the documents X (same
+        vocabulary as the fit): ``"npmi"`` (in [-1, 1], higher is better; held-out or external
+        documents) or ``"umass"`` (the training documents). See ``medlda.coherence``."""
+        from .coherence import topic_coherence
+        return topic_coherence(self.top_word_ids(n_words), _as_corpus(X, self.n_features_in_), measure)
 
     def save(self, path) -> None:
         """Write the fitted model to one file (arrays + JSON metadata, no pickle), atomically."""

@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+import numpy as np
 
-def topic_lines(model, n_words: int = 10) -> list[str]:
-    """One line per topic: its index and its ``n_words`` most probable words."""
+
+def topic_lines(model, n_words: int = 10, coherence: tuple[str, np.ndarray] | None = None) -> list[str]:
+    """One line per topic: its index, its coherence if given as (measure, values), and its
+    ``n_words`` most probable words."""
     width = len(str(model.n_topics - 1))
-    return [f"topic {k:>{width}}: {' '.join(words)}" for k, words in enumerate(model.top_words(n_words))]
+    lines = []
+    for k, words in enumerate(model.top_words(n_words)):
+        score = f" ({coherence[0]} {coherence[1][k]:+.3f})" if coherence is not None else ""
+        lines.append(f"topic {k:>{width}}{score}: {' '.join(words)}")
+    return lines
+
+
+def coherence_json(measure: str, values: np.ndarray) -> dict:
+    """Per-topic coherence and its mean over the topics where it is defined, JSON-ready (NaN as null)."""
+    defined = values[~np.isnan(values)]
+    return {"coherence_measure": measure,
+            "coherence": [None if np.isnan(v) else float(v) for v in values],
+            "coherence_mean": float(defined.mean()) if defined.size else None}
 
 
 def class_topic_weights(model, n_topics: int = 3) -> dict:
