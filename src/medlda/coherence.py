@@ -29,10 +29,9 @@ def document_frequencies(docs: Corpus, word_ids: np.ndarray) -> tuple[np.ndarray
     each pair (U, U), and the number of documents."""
     lengths = docs.doc_lengths
     rows = np.repeat(np.arange(docs.n_docs), lengths)
-    occurs = sp.csr_matrix((np.ones(docs.n_tokens, np.int8), (rows, docs.word_ids)), shape=(docs.n_docs, docs.n_words))
+    occurs = sp.csr_matrix((np.ones(docs.n_tokens, np.int64), (rows, docs.word_ids)), shape=(docs.n_docs, docs.n_words))
     occurs = occurs[:, word_ids]
     occurs.data[:] = 1  # a document counts once, however often it repeats the word
-    occurs = occurs.astype(np.int64)
     together = (occurs.T @ occurs).toarray()
     return np.diag(together).copy(), together, docs.n_docs
 

@@ -1,0 +1,57 @@
+"""Topic coherence of the samplers' topics on 20 Newsgroups (20 classes), printed as JSON lines.
+
+For each K, seed and model (plain LDA, MedLDA multitask hinge; light and/or gibbs): test accuracy
+(supervised models), the mean NPMI of each topic's top 10 words in the test documents, and the
+mean UMass coherence in the training documents. Does supervision, or the light sampler, cost
+readable topics?
+
+    python benchmarks/bench_coherence.py --ks 100 --seeds 0 --samplers light,gibbs
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from medlda import LDA, MedLDAClassifier
+from medlda.readers import read_corpus
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "20news-bydate.tar.gz"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--data", type=Path, default=DATA)
+    p.add_argument("--ks", default="100")
+    p.add_argument("--seeds", default="0")
+    p.add_argument("--samplers", default="light,gibbs")
+    p.add_argument("--models", default="lda,medlda")
+    p.add_argument("--iters", type=int, default=50)
+    args = p.parse_args()
+    train = read_corpus(args.data, subset="train")
+    test = read_corpus(args.data, subset="test", vocabulary=train.vocabulary)
+    y, y_test = train.single_labels(), test.single_labels()
+    for k in [int(v) for v in args.ks.split(",")]:
+        for seed in [int(v) for v in args.seeds.split(",")]:
+            for sampler in args.samplers.split(","):
+                for kind in args.models.split(","):
+                    common = dict(n_iter=args.iters, sampler=sampler, random_state=seed, n_jobs=1)
+                    if kind == "lda":
+                        model = LDA(k, **common).fit(train)
+                        accuracy = None
+                    else:
+                        model = MedLDAClassifier(k, **common).fit(train, y)
+                        accuracy = float(model.score(test, y_test))
+                    npmi, umass = model.coherence(test, "npmi"), model.coherence(train, "umass")
+                    print(json.dumps(dict(K=k, seed=seed, sampler=sampler, model=kind, n_iter=args.iters,
+                                          accuracy=accuracy, npmi_test=float(np.nanmean(npmi)),
+                                          umass_train=float(np.nanmean(umass)),
+                                          npmi_test_quartiles=np.nanpercentile(npmi, [25, 50, 75]).round(4).tolist(),
+                                          train_seconds=model.fit_stats_["train_seconds"])), flush=True)
+
+
+if __name__ == "__main__":
+    main()
