@@ -6,6 +6,7 @@ mean UMass coherence in the training documents. Does supervision, or the light s
 readable topics?
 
     python benchmarks/bench_coherence.py --ks 100 --seeds 0 --samplers light,gibbs
+    python benchmarks/bench_coherence.py --ks 100 --samplers light --models medlda --settings '{"c": 0.8}'
 """
 
 from __future__ import annotations
@@ -30,10 +31,12 @@ def main() -> None:
     p.add_argument("--samplers", default="light,gibbs")
     p.add_argument("--models", default="lda,medlda")
     p.add_argument("--iters", type=int, default=50)
+    p.add_argument("--settings", default="{}", help="MedLDAClassifier keyword arguments as a JSON object")
     args = p.parse_args()
     train = read_corpus(args.data, subset="train")
     test = read_corpus(args.data, subset="test", vocabulary=train.vocabulary)
     y, y_test = train.single_labels(), test.single_labels()
+    settings = json.loads(args.settings)
     for k in [int(v) for v in args.ks.split(",")]:
         for seed in [int(v) for v in args.seeds.split(",")]:
             for sampler in args.samplers.split(","):
@@ -43,10 +46,11 @@ def main() -> None:
                         model = LDA(k, **common).fit(train)
                         accuracy = None
                     else:
-                        model = MedLDAClassifier(k, **common).fit(train, y)
+                        model = MedLDAClassifier(k, **common, **settings).fit(train, y)
                         accuracy = float(model.score(test, y_test))
                     npmi, umass = model.coherence(test, "npmi"), model.coherence(train, "umass")
                     print(json.dumps(dict(K=k, seed=seed, sampler=sampler, model=kind, n_iter=args.iters,
+                                          **(settings if kind == "medlda" else {}),
                                           accuracy=accuracy, npmi_test=float(np.nanmean(npmi)),
                                           umass_train=float(np.nanmean(umass)),
                                           npmi_test_quartiles=np.nanpercentile(npmi, [25, 50, 75]).round(4).tolist(),

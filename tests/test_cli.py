@@ -52,7 +52,7 @@ def test_train_save_then_topics_and_predict(capsys, tmp_path, bow_files):
     model = tmp_path / "model.npz"
     code, out, _ = run(capsys, "train", "--train", train, "--test", test, "--out", model, *FAST)
     assert code == 0 and model.is_file()
-    assert "accuracy:" in out and "topic 0:" in out and "class pos:" in out and "class neg:" in out
+    assert "accuracy:" in out and "topic 0 (" in out and "class pos:" in out and "class neg:" in out
     code, out, _ = run(capsys, "topics", "--model", model, "--top-words", "4")
     assert code == 0
     assert out.count("topic ") >= 5 and "topics that weigh most for each class" in out
@@ -153,7 +153,7 @@ def test_train_from_folder_and_archive(capsys, tmp_path):
 def test_demo_prints_accuracy_and_topics(capsys):
     code, out, _ = run(capsys, "demo", "--docs", "500", "--topics", "4", "--iters", "30")
     assert code == 0
-    assert "accuracy:" in out and "topic 3:" in out and "class 1:" in out
+    assert "accuracy:" in out and "topic 3 (" in out and "class 1:" in out
     acc = float(out.split("\naccuracy:")[1].split()[0])
     assert acc > 0.8
 

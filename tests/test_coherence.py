@@ -135,8 +135,12 @@ def test_cli_topics_and_train_report_coherence(capsys, tmp_path, planted):
     shown = json.loads(capsys.readouterr().out)
     np.testing.assert_allclose(shown["coherence"], model.coherence(held, "umass", 5))
     assert shown["coherence_measure"] == "umass"
+    sizes = model.topic_word_counts_.sum(axis=1)
+    np.testing.assert_allclose(shown["topic_shares"], sizes / sizes.sum())
     assert main(["topics", "--model", str(model_path), "--coherence", str(test)]) == 0
     out = capsys.readouterr().out
-    assert out.count("(npmi ") == 6 and "mean npmi coherence of the top 10 words" in out
+    assert out.count(", npmi ") == 6 and "mean npmi coherence of the top 10 words" in out
+    first = f"topic 0 ({sizes[0] / sizes.sum():5.1%}, npmi {model.coherence(held)[0]:+.3f}): "
+    assert first in out
     assert main(["topics", "--model", str(model_path), "--coherence", str(test), "--top-words", "1"]) == 2
     assert "at least 2" in capsys.readouterr().err

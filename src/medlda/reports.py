@@ -5,14 +5,21 @@ from __future__ import annotations
 import numpy as np
 
 
+def topic_shares(model) -> np.ndarray:
+    """Each topic's share (K,) of the training tokens: a supervised model often leaves many topics
+    small, and those are the least readable (docs/performance.md, topic coherence)."""
+    sizes = model.topic_word_counts_.sum(axis=1)
+    return sizes / max(sizes.sum(), 1)
+
+
 def topic_lines(model, n_words: int = 10, coherence: tuple[str, np.ndarray] | None = None) -> list[str]:
-    """One line per topic: its index, its coherence if given as (measure, values), and its
-    ``n_words`` most probable words."""
+    """One line per topic: its index, its share of the training tokens, its coherence if given
+    as (measure, values), and its ``n_words`` most probable words."""
     width = len(str(model.n_topics - 1))
     lines = []
-    for k, words in enumerate(model.top_words(n_words)):
-        score = f" ({coherence[0]} {coherence[1][k]:+.3f})" if coherence is not None else ""
-        lines.append(f"topic {k:>{width}}{score}: {' '.join(words)}")
+    for k, (words, share) in enumerate(zip(model.top_words(n_words), topic_shares(model))):
+        score = f", {coherence[0]} {coherence[1][k]:+.3f}" if coherence is not None else ""
+        lines.append(f"topic {k:>{width}} ({share:5.1%}{score}): {' '.join(words)}")
     return lines
 
 
@@ -47,7 +54,7 @@ def class_topic_lines(model, n_topics: int = 3, n_words: int = 8) -> list[str]:
 
 def topics_json(model, n_words: int = 10, n_class_topics: int = 3) -> dict:
     """The same reports as JSON-ready data."""
-    out = {"topics": model.top_words(n_words)}
+    out = {"topics": model.top_words(n_words), "topic_shares": topic_shares(model).tolist()}
     if hasattr(model, "eta_samples_"):
         out["class_topics"] = {str(c): t for c, t in model.class_topics(n_class_topics).items()}
         out["eta"] = model.eta_.tolist()
