@@ -2,8 +2,9 @@
 
 For each K, seed and model (plain LDA, MedLDA multitask hinge; light and/or gibbs): test accuracy
 (supervised models), the mean NPMI of each topic's top 10 words in the test documents, and the
-mean UMass coherence in the training documents. Does supervision, or the light sampler, cost
-readable topics?
+mean UMass coherence in the training documents; the NPMI weighted by each topic's share of the
+training tokens, and apart for big topics (>= 0.5% of the tokens) and the rest. Does
+supervision, or the light sampler, cost readable topics?
 
     python benchmarks/bench_coherence.py --ks 100 --seeds 0 --samplers light,gibbs
     python benchmarks/bench_coherence.py --ks 100 --samplers light --models medlda --settings '{"c": 0.8}'
@@ -19,7 +20,9 @@ import numpy as np
 
 from medlda import LDA, MedLDAClassifier
 from medlda.readers import read_corpus
+from medlda.reports import topic_shares
 
+BIG_TOPIC = 0.005  # a topic holding at least this share of the training tokens counts as big
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "20news-bydate.tar.gz"
 
 
@@ -49,11 +52,16 @@ def main() -> None:
                         model = MedLDAClassifier(k, **common, **settings).fit(train, y)
                         accuracy = float(model.score(test, y_test))
                     npmi, umass = model.coherence(test, "npmi"), model.coherence(train, "umass")
+                    share = topic_shares(model)
+                    big = share >= BIG_TOPIC
                     print(json.dumps(dict(K=k, seed=seed, sampler=sampler, model=kind, n_iter=args.iters,
                                           **(settings if kind == "medlda" else {}),
                                           accuracy=accuracy, npmi_test=float(np.nanmean(npmi)),
                                           umass_train=float(np.nanmean(umass)),
                                           npmi_test_quartiles=np.nanpercentile(npmi, [25, 50, 75]).round(4).tolist(),
+                                          npmi_test_token_weighted=float(np.nansum(npmi * share) / share[~np.isnan(npmi)].sum()),
+                                          n_big_topics=int(big.sum()), npmi_test_big=float(np.nanmean(npmi[big])),
+                                          npmi_test_small=float(np.nanmean(npmi[~big])) if (~big).any() else None,
                                           train_seconds=model.fit_stats_["train_seconds"])), flush=True)
 
 

@@ -119,6 +119,10 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--proba", action="store_true",
                    help="also each class's probability (logistic loss): tab-separated lines under a header "
                         "'label<TAB>class ...'; in --json, 'proba' and 'classes'")
+    r.add_argument("--explain", type=int, default=0, metavar="N",
+                   help="also the N topics that weigh most in each prediction (topic:contribution, the "
+                        "topic's part of the margin over the runner-up class, or of the response); in --json, "
+                        "'explanations' with each topic's words")
     r.add_argument("--n-jobs", type=int, default=None,
                    help="cores for inference (default: the model's n_jobs; -1 all cores); same "
                         "predictions on any number")
@@ -384,6 +388,7 @@ def _report(model, result: dict, args) -> None:
 
 def cmd_predict(args) -> int:
     from .readers import write_lines
+    from .reports import explanation_cell, explanation_json
 
     model = _load_with_jobs(args)
     if not hasattr(model, "predict"):
@@ -391,15 +396,25 @@ def cmd_predict(args) -> int:
     if args.proba and not hasattr(model, "predict_proba"):
         raise CLIError(f"{args.model}: --proba needs a classifier with a probabilistic loss (logistic); "
                        f"this model uses loss={getattr(model, 'loss', None)!r}")
+    task = _model_task(model)
+    if args.explain < 0:
+        raise CLIError("--explain must be a number of topics, 0 or more")
+    if args.explain and task == "multilabel":
+        raise CLIError(f"{args.model}: --explain needs one decision per document; a multi-label model decides "
+                       "each label apart (in Python: decision_contributions(X, label=...))")
     corpus = _read(args, args.input, "test", vocabulary=_model_vocabulary(model))
-    if hasattr(model, "classes_"):  # one inference for labels and probabilities
-        omega = model.decision_function(corpus)
+    zbar = model.transform(corpus)  # one inference for labels, probabilities and explanations
+    if hasattr(model, "classes_"):
+        omega = model._decision_from(zbar)
         pred = model._labels_from(omega)
         proba = model._proba_from(omega) if args.proba else None
     else:
-        pred, proba = model.predict(corpus), None
+        pred, proba = model._predict_from(zbar), None
+    explained = None
+    if args.explain:
+        from .explain import top_topics
+        explained = top_topics(model._contributions_from(zbar), args.explain, absolute=task == "regression")
     result = {"n_docs": corpus.n_docs, "empty_skipped": corpus.n_empty_skipped, "oov_dropped": corpus.n_oov_dropped}
-    task = _model_task(model)
     if corpus.labels is not None:
         from .tasks import measures
         result.update(measures(task, _model_targets(model, corpus, args.input), pred))
@@ -407,10 +422,17 @@ def cmd_predict(args) -> int:
         pred = np.array([",".join(str(c) for c, on in zip(model.classes_, row) if on) for row in pred])
     labels = [str(p) for p in pred.tolist()]
     lines = labels
-    if proba is not None:
-        names = [str(c) for c in model.classes_]
-        lines = ["\t".join(["label", *names])] + [
-            "\t".join([label, *(f"{v:.6g}" for v in row)]) for label, row in zip(labels, proba)]
+    names = [str(c) for c in model.classes_] if proba is not None else []
+    if proba is not None or explained is not None:  # tab-separated columns under a header
+        rows = [[label] for label in labels]
+        if proba is not None:
+            for row, p in zip(rows, proba):
+                row.extend(f"{v:.6g}" for v in p)
+        if explained is not None:
+            for row, ids, values in zip(rows, *explained):
+                row.append(explanation_cell(ids, values))
+        header = ["label", *names] + (["topic:contribution"] if explained is not None else [])
+        lines = ["\t".join(header)] + ["\t".join(row) for row in rows]
     if args.out:
         write_lines(args.out, lines)
         result["predictions"] = args.out
@@ -420,6 +442,8 @@ def cmd_predict(args) -> int:
             if proba is not None:
                 result["classes"] = names
                 result["proba"] = proba.tolist()
+            if explained is not None:
+                result["explanations"] = explanation_json(model, *explained)
         print(json.dumps(result))
     else:
         if not args.out:

@@ -20,6 +20,7 @@ from ._docs import params_doc
 from .blocked_sampler import BLOCK_SIMULATIONS
 from .checkpoint import RunCheckpoints, check_run_params
 from .corpus import Corpus, check_count_matrix
+from .explain import toward_prediction
 from .losses import CLASSIFICATION_LOSSES, LOSSES, make_loss
 from .mixing import HeldoutPerplexity
 from .multiclass import codes_from_omega, effective_jobs, fit_ovr, label_indicator, ovr_zbar, subset_accuracy
@@ -451,8 +452,40 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
     def decision_function(self, X) -> np.ndarray:
         """omega = eta . zbar: shape (D,) for two classes (> 0 means classes_[1]), else (D, C)."""
         check_is_fitted(self, "eta_samples_")
-        omega = self.transform(X) @ self.eta_.T
+        return self._decision_from(self.transform(X))
+
+    def _decision_from(self, zbar: np.ndarray) -> np.ndarray:
+        omega = zbar @ self.eta_.T
         return omega[:, 0] if omega.shape[1] == 1 and not self.multilabel_ else omega
+
+    def decision_contributions(self, X, label=None) -> np.ndarray:
+        """(D, K) each topic's part zbar_dk * eta_tk of the decision (ovr: of the C * K stacked
+        topics); each row sums to the decision it splits (``medlda.explain``). ``label=None``:
+        toward the predicted class, i.e. |omega| for two classes and, for several, the margin over
+        the runner-up: the topics that made this class win. ``label``: that class's omega (a
+        multi-label model decides each label apart and needs one)."""
+        check_is_fitted(self, "eta_samples_")
+        task = self._label_task(label)  # checked before the inference
+        return self._contributions_from(self.transform(X), task)
+
+    def _label_task(self, label) -> int | None:
+        """The task index of ``label`` for ``decision_contributions`` (None: toward the prediction)."""
+        if label is None:
+            if self.multilabel_:
+                raise ValueError("a multi-label model decides each label apart: pass label=, one of classes_")
+            return None
+        names = [str(c) for c in self.classes_]
+        if str(label) not in names:
+            raise ValueError(f"label {label!r} is not one of the model's classes {names}")
+        return names.index(str(label))
+
+    def _contributions_from(self, zbar: np.ndarray, task: int | None = None) -> np.ndarray:
+        eta = self.eta_
+        if task is None:
+            return toward_prediction(zbar, eta, zbar @ eta.T)
+        if eta.shape[0] == 1 and not self.multilabel_:  # binary: omega > 0 means classes_[1]
+            return zbar * (eta[0] if task == 1 else -eta[0])
+        return zbar * eta[task]
 
     def predict(self, X) -> np.ndarray:
         """Predicted class labels (multi-label: a 0/1 indicator matrix (D, C))."""

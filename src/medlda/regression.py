@@ -123,7 +123,19 @@ class MedLDARegressor(RegressorMixin, _TopicModel):
     def predict(self, X) -> np.ndarray:
         """Predicted responses eta . zbar + y_mean_."""
         check_is_fitted(self, "eta_samples_")
-        return self._zbar(X) @ self.eta_[0] + self.y_mean_
+        return self._predict_from(self._zbar(X))
+
+    def _predict_from(self, zbar: np.ndarray) -> np.ndarray:
+        return zbar @ self.eta_[0] + self.y_mean_
+
+    def decision_contributions(self, X) -> np.ndarray:
+        """(D, K) each topic's part zbar_dk * eta_k of the prediction: rows sum to the predicted
+        response minus ``y_mean_`` (``medlda.explain``)."""
+        check_is_fitted(self, "eta_samples_")
+        return self._contributions_from(self._zbar(X))
+
+    def _contributions_from(self, zbar: np.ndarray) -> np.ndarray:
+        return zbar * self.eta_[0]
 
     def class_topics(self, n: int = 3) -> dict:
         """The ``n`` topics that raise the response most ("high") and lower it most ("low")."""
