@@ -161,6 +161,12 @@ def test_bow_malformed(tmp_path, text, line, message):
         read_bow(path)
 
 
+def test_plain_text_given_as_bow_is_an_error(tmp_path):
+    path = write(tmp_path / "text.bow", "# notes\nsome plain text\nand more\n")
+    with pytest.raises(InputFormatError, match=where(path, 2) + ".*no word:count pair on any line"):
+        read_bow(path)
+
+
 def test_empty_file_is_an_error(tmp_path):
     path = write(tmp_path / "empty.bow", "# nothing\n\n")
     with pytest.raises(InputFormatError, match=re.escape(str(path))):
@@ -407,3 +413,8 @@ def test_hotel_reviews(tmp_path):
     assert set(train.real_labels().round(4)) == {-0.9575, -0.2644, 0.1411, 0.4288, 0.6519}
     test = read_corpus(folder / "test_review.dat", vocabulary=train.vocabulary)
     assert test.n_docs == 2500 and test.n_oov_dropped == 0 and test.n_tokens == 554_504
+
+
+def test_ldac_documents_without_words_are_skipped_not_a_crash(tmp_path):
+    corpus = read_ldac(write(tmp_path / "e.dat", "0 0.5\n0 0.2\n"))
+    assert corpus.n_docs == 0 and corpus.n_empty_skipped == 2

@@ -49,6 +49,9 @@ def read_bow(path: PathLike, vocabulary: Sequence[str] | np.ndarray | None = Non
         labels = tuple(lab for tok in tokens[:k] for lab in tok.split(",") if lab)
         acc.add_labels(lineno, labels)
         acc.add_pairs(lineno, tokens[k:], _split_word_pairs)
+    if acc.lines and not acc.words:  # every token read as a label: not bag-of-words at all
+        raise InputFormatError(str(path), acc.lines[0], "no word:count pair on any line (a bag-of-words line is "
+                                                         "'LABELS word:count ...'; is this plain text?)")
     codes, keys = acc.codes()
     counts = acc.counts_array()
     if all(key.isascii() and key.isdigit() for key in keys):
@@ -257,6 +260,8 @@ class _Pairs:
 
     def counts_array(self) -> np.ndarray:
         """The counts as int64, each checked to be a positive integer of at most ``MAX_COUNT``."""
+        if not self.counts:  # documents with labels and no words
+            return np.zeros(0, np.int64)
         digits = "".join(self.counts)
         short = max(map(len, self.counts), default=0) <= 18  # fits int64
         if short and "" not in self.counts and digits.isascii() and digits.isdigit():
