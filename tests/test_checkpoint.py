@@ -161,3 +161,16 @@ def test_sigkilled_cli_run_resumes_to_the_uninterrupted_model(tmp_path, bow_trai
     loud = [a for a in run_args if a != "--quiet"]
     assert main(loud + ["--resume"]) == 0  # no checkpoint yet: starts from the first iteration
     assert "no checkpoint yet, starting from the first iteration" in capsys.readouterr().err
+
+
+def test_checkpoint_into_a_missing_directory_fails_before_the_first_iteration(tmp_path, monkeypatch, small):
+    corpus, y = small
+    from medlda import training
+
+    def no_train(*args, **kwargs):
+        raise AssertionError("training started")
+
+    monkeypatch.setattr(training, "train", no_train)
+    model = MedLDAClassifier(3, n_iter=4, checkpoint_every=2, checkpoint_path=tmp_path / "no" / "run.ckpt")
+    with pytest.raises(FileNotFoundError, match="directory .*no does not exist"):
+        model.fit(corpus, y)

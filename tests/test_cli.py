@@ -206,6 +206,48 @@ def test_invalid_hyperparameters(capsys, bow_files, flags, match):
     train, _ = bow_files
     code, _, err = run(capsys, "train", "--train", train, *FAST, *flags)
     assert code == 2 and match in err
+    if flags[0] in ("--topics", "--iters"):
+        assert "must be an integer >= 1, got 0" in err
+
+
+def test_unwritable_outputs_are_refused_before_the_work(capsys, tmp_path, bow_files, monkeypatch):
+    """A typo in an output path costs nothing: the run stops before training or inference."""
+    train, test = bow_files
+    import medlda.estimators
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("training started")
+
+    model = tmp_path / "m.npz"
+    assert run(capsys, "train", "--train", train, "--out", model, *FAST)[0] == 0
+    monkeypatch.setattr(medlda.estimators._TopicModel, "_fit_topics", no_fit)
+    missing = tmp_path / "no" / "such"
+    for flag in ("--out", "--trace", "--checkpoint"):
+        code, out, err = run(capsys, "train", "--train", train, flag, missing / "f", *FAST)
+        assert code == 2 and f"directory {missing} does not exist" in err and out == ""
+    code, _, err = run(capsys, "train", "--train", train, "--out", tmp_path, *FAST)
+    assert code == 2 and "is a directory" in err
+    monkeypatch.setattr(medlda.estimators._TopicModel, "transform", no_fit, raising=False)
+    monkeypatch.setattr(medlda.estimators.MedLDAClassifier, "transform", no_fit)
+    code, _, err = run(capsys, "predict", "--model", model, "--input", test, "--out", missing / "p.txt")
+    assert code == 2 and "does not exist" in err
+    for out, problem in ((missing / "f.png", "does not exist"), (tmp_path / "f.xyz", "unknown figure format")):
+        code, _, err = run(capsys, "plot", "--model", model, "--kind", "map", "--input", test, "--out", out)
+        assert code == 2 and problem in err
+
+
+def test_word_counts_must_be_positive(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["topics", "--model", "m.npz", "--top-words", "0"])
+    assert stop.value.code == 2 and "must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_test_data_of_unknown_words_says_so(capsys, tmp_path, bow_files):
+    train, _ = bow_files
+    test = tmp_path / "oov.txt"
+    test.write_text("pos kiwi:3\nneg granite:2\n")
+    code, _, err = run(capsys, "train", "--train", train, "--test", test, *FAST)
+    assert code == 2 and "no non-empty documents (all 5 tokens are words the model or training data" in err
 
 
 def test_unreadable_and_foreign_model_files(capsys, tmp_path, bow_files):

@@ -105,6 +105,8 @@ def test_pipeline_clone_and_cross_validation():
     assert {w for topic in words for w in topic} <= set(fitted[0].get_feature_names_out())
     with pytest.raises(ValueError, match="vocabulary has 2 words"):
         fitted[-1].top_words(3, vocabulary=["a", "b"])
+    with pytest.raises(ValueError, match=r"n \(words per topic\) must be an integer >= 1, got -3"):
+        fitted[-1].top_words(-3)  # not silently all words but the last 3
     lda = make_pipeline(CountVectorizer(), LDA(2, n_iter=10, random_state=0)).fit(texts)
     theta = lda.transform(texts)
     assert theta.shape == (30, 2) and np.allclose(theta.sum(1), 1)

@@ -418,3 +418,10 @@ def test_hotel_reviews(tmp_path):
 def test_ldac_documents_without_words_are_skipped_not_a_crash(tmp_path):
     corpus = read_ldac(write(tmp_path / "e.dat", "0 0.5\n0 0.2\n"))
     assert corpus.n_docs == 0 and corpus.n_empty_skipped == 2
+
+
+def test_error_messages_show_at_most_a_short_piece_of_a_huge_token(tmp_path):
+    path = write(tmp_path / "bin.bow", "a x:" + "7" * 5 + "q" * 5000 + "\n")
+    with pytest.raises(InputFormatError, match=r"count '77777q+\.\.\.'") as err:
+        read_bow(path)
+    assert len(str(err.value)) < 300

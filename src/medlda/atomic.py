@@ -20,10 +20,24 @@ def _final_mode(path: Path) -> int:
         return 0o666 & ~mask
 
 
+def check_writable(path) -> None:
+    """Raise FileNotFoundError / IsADirectoryError / PermissionError, naming ``path``, unless a
+    file can be written there: callers check before long work, not after it."""
+    path = Path(path)
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise FileNotFoundError(f"{path}: cannot write there, directory {parent} does not exist")
+    if path.is_dir():
+        raise IsADirectoryError(f"{path}: is a directory, not a file name")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise PermissionError(f"{path}: cannot write there, directory {parent} is not writable")
+
+
 def atomic_write(path, write: Callable[[IO[bytes]], None]) -> Path:
     """Call ``write(fileobj)`` on a temporary file beside ``path``, then rename it over ``path``;
     on any error the temporary file is removed and ``path`` is left untouched."""
     path = Path(path)
+    check_writable(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:

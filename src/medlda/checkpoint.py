@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from .atomic import atomic_write
+from .atomic import atomic_write, check_writable
 from .exceptions import MedLDAError
 
 FORMAT_NAME = "medlda-checkpoint"
@@ -162,6 +162,8 @@ class RunCheckpoints:
         self.n_iter = n_iter
         self.n_eta_keep = n_eta_keep
         self.loaded = None
+        if self.path is not None and self.every:
+            check_writable(self.path)  # before the first iteration, not at the first checkpoint
         if resume and self.path is not None and self.path.exists():
             self.loaded = load_snapshot(self.path, config, fingerprint)
             if self.loaded.iteration > n_iter:

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 from . import __version__
-from .atomic import atomic_write_text
+from .atomic import atomic_write_text, check_writable
 from .corpus import NPY_META, Corpus
 from .exceptions import MedLDAError
 from .samplers import ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, SAMPLERS
@@ -108,7 +108,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="train in this process, or data-parallel on a Ray cluster (medlda[ray])")
     t.add_argument("--address", help="Ray cluster address (default: start or join a local one)")
     t.add_argument("--workers", type=int, default=2, help="Ray workers, one document shard each (default 2)")
-    t.add_argument("--top-words", type=int, default=10)
+    t.add_argument("--top-words", type=_positive_int, default=10)
     _output_args(t)
     t.set_defaults(func=cmd_train)
 
@@ -131,8 +131,8 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("topics", help="top words per topic and, for a supervised model, per class")
     s.add_argument("--model", required=True)
-    s.add_argument("--top-words", type=int, default=10)
-    s.add_argument("--class-topics", type=int, default=3, help="topics listed per class")
+    s.add_argument("--top-words", type=_positive_int, default=10)
+    s.add_argument("--class-topics", type=_positive_int, default=3, help="topics listed per class")
     _data_args(s, "--coherence", required=False,
                help="documents in which to score each topic's coherence (its --top-words occurring together)")
     s.add_argument("--measure", choices=["npmi", "umass"], default="npmi",
@@ -155,8 +155,9 @@ def _parser() -> argparse.ArgumentParser:
     _data_args(g, "--input", required=False, help="documents for map, confusion and predictions")
     g.add_argument("--x", choices=["iteration", "seconds"], default="iteration", help="trace: x axis")
     g.add_argument("--topic-ids", help="topics: comma-separated topic ids (default: the first 12)")
-    g.add_argument("--top-words", type=int, default=None, help="words per topic (default 10; 5 for class-topics)")
-    g.add_argument("--class-topics", type=int, default=3, help="class-topics: topics per class")
+    g.add_argument("--top-words", type=_positive_int, default=None,
+                   help="words per topic (default 10; 5 for class-topics)")
+    g.add_argument("--class-topics", type=_positive_int, default=3, help="class-topics: topics per class")
     g.add_argument("--method", choices=["tsne", "pca"], default="tsne", help="map: the 2-d embedding")
     g.add_argument("--seed", type=int, default=0, help="map: the embedding's random seed")
     g.add_argument("--n-jobs", type=int, default=None, help="cores for inference of --input documents")
@@ -171,6 +172,17 @@ def _parser() -> argparse.ArgumentParser:
     _output_args(d)
     d.set_defaults(func=cmd_demo)
     return p
+
+
+def _positive_int(text: str) -> int:
+    """argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def _data_args(p, flag: str, required: bool, help: str) -> None:
@@ -211,7 +223,9 @@ def _read(args, path: str, role: str, vocabulary=None) -> Corpus:
     if corpus.n_oov_dropped:
         _warn(args, f"{path}: dropped {corpus.n_oov_dropped} out-of-vocabulary tokens")
     if corpus.n_docs == 0:
-        raise CLIError(f"{path}: no non-empty documents")
+        hint = (f" (all {corpus.n_oov_dropped} tokens are words the model or training data does not know)"
+                if corpus.n_oov_dropped else "")
+        raise CLIError(f"{path}: no non-empty documents{hint}")
     return corpus
 
 
@@ -246,6 +260,9 @@ def cmd_train(args) -> int:
 
     if args.sampler == "blocked" and not args.unsupervised:
         raise CLIError("--sampler blocked is for plain LDA: add --unsupervised")
+    for path in (args.out, args.trace, args.checkpoint):  # before training, not after it
+        if path:
+            check_writable(path)
     train = _read(args, args.train, "train")
     test = _read(args, args.test, "test", vocabulary=train.vocabulary) if args.test else None
     common = dict(alpha_sum=args.alpha_sum, beta=args.beta, n_iter=args.iters, sampler=args.sampler,
@@ -397,6 +414,8 @@ def cmd_predict(args) -> int:
         raise CLIError(f"{args.model}: --proba needs a classifier with a probabilistic loss (logistic); "
                        f"this model uses loss={getattr(model, 'loss', None)!r}")
     task = _model_task(model)
+    if args.out:
+        check_writable(args.out)
     if args.explain < 0:
         raise CLIError("--explain must be a number of topics, 0 or more")
     if args.explain and task == "multilabel":
@@ -533,6 +552,8 @@ def cmd_plot(args) -> int:
     from . import plots
 
     model = _load_with_jobs(args)
+    check_writable(args.out)
+    plots.figure_format(args.out)
     data_kinds = ("map", "confusion", "predictions")
     if args.kind in data_kinds and not args.input:
         raise CLIError(f"--kind {args.kind} needs --input documents")

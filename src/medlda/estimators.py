@@ -58,7 +58,9 @@ def _check(value, name: str, kind, low=None, low_open=False) -> None:
         ok = value > low if low_open else value >= low
     if not ok:
         bound = "" if low is None else f" {'>' if low_open else '>='} {low}"
-        raise ValueError(f"{name} must be a {getattr(kind, '__name__', 'number')}{bound}, got {value!r}")
+        what = "an integer" if kind is numbers.Integral else "a number" if kind is numbers.Real else \
+            f"a {getattr(kind, '__name__', 'value')}"
+        raise ValueError(f"{name} must be {what}{bound}, got {value!r}")
 
 
 class _TopicModel(BaseEstimator):
@@ -198,6 +200,7 @@ class _TopicModel(BaseEstimator):
     def top_word_ids(self, n: int = 10) -> np.ndarray:
         """(K, n) word ids of each topic's ``n`` most probable words, the most probable first."""
         check_is_fitted(self, "topic_word_counts_")
+        _check(n, "n (words per topic)", numbers.Integral, 1)
         return np.argsort(-self.topic_word_counts_, axis=1, kind="stable")[:, :n]
 
     def coherence(self, X, measure: str = "npmi", n_words: int = 10) -> np.ndarray:

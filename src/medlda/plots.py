@@ -215,8 +215,18 @@ def save_figure(fig: Figure, path, dpi: int = 150) -> Path:
     from .atomic import atomic_write
 
     path = Path(path)
+    fmt = figure_format(path)
+    return atomic_write(path, lambda f: fig.savefig(f, format=fmt, dpi=dpi))
+
+
+def figure_format(path) -> str:
+    """The figure format named by ``path``'s suffix, refused by name unless matplotlib writes it
+    (callers check before drawing, not after)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    path = Path(path)
     fmt = path.suffix.lstrip(".").lower()
-    supported = fig.canvas.get_supported_filetypes()
+    supported = FigureCanvasBase.get_supported_filetypes()
     if fmt not in supported:
         raise ValueError(f"{path}: unknown figure format {fmt!r}; use one of {', '.join(sorted(supported))}")
-    return atomic_write(path, lambda f: fig.savefig(f, format=fmt, dpi=dpi))
+    return fmt

@@ -242,7 +242,7 @@ class _Pairs:
         words, counts, bad = split(pairs)
         if bad is not None:
             problem = "missing ':'" if ":" not in pairs[bad] else "empty word"
-            raise InputFormatError(self.path, lineno, f"{problem} in pair {pairs[bad]!r} "
+            raise InputFormatError(self.path, lineno, f"{problem} in pair {_shown(pairs[bad])!r} "
                                                       "(expected word:count)")
         self.words.extend(words)
         self.counts.extend(counts)
@@ -270,7 +270,7 @@ class _Pairs:
                 return counts
         i = next(i for i, c in enumerate(self.counts)
                  if not (c.isascii() and c.isdigit() and 0 < int(c) <= MAX_COUNT))
-        raise self.error_at(i, f"count {self.counts[i]!r} in pair '{self.words[i]}:{self.counts[i]}' is not "
+        raise self.error_at(i, f"count {_shown(self.counts[i])!r} in pair {_shown(self.words[i] + ':' + self.counts[i])!r} is not "
                                f"a positive integer (at most {MAX_COUNT})")
 
     def error_at(self, pair: int, problem: str) -> InputFormatError:
@@ -295,6 +295,11 @@ class _Pairs:
             n_oov_dropped=int(counts[~known].sum()),
             source=self.path,
         )
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    """``text`` cut to ``limit`` characters for an error message (a binary file makes huge tokens)."""
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _raw_ids(acc: _Pairs, codes: np.ndarray, keys: list[str]) -> np.ndarray:
