@@ -165,6 +165,19 @@ def test_bad_inputs_to_fit_and_predict(planted):
     model = LDA(3, n_iter=2, random_state=0).fit(corpus)
     with pytest.raises(ValueError, match="columns"):
         model.transform(np.ones((2, corpus.n_words + 1), int))
+    # raw texts, a 1-d row, missing labels and absurd totals are named, not left to fail deep inside
+    for fit in (lambda: MedLDAClassifier(3, n_iter=2).fit(["cheap flights", "dear team"], [0, 1]),
+                lambda: LDA(3, n_iter=2).fit(np.array(["cheap flights"])), lambda: model.transform(["a text"])):
+        with pytest.raises(ValueError, match="X holds text, not word counts.*make_vectorizer"):
+            fit()
+    with pytest.raises(ValueError, match=r"2-d document-term count matrix \(documents x words\), got shape \(5,\)"):
+        MedLDAClassifier(3, n_iter=2).fit(np.ones(5, int), y[:5])
+    with pytest.raises(ValueError, match="missing labels .* the first at document 1"):
+        MedLDAClassifier(3, n_iter=2).fit(corpus, np.where(np.arange(corpus.n_docs) == 1, np.nan, y))
+    with pytest.raises(ValueError, match="missing labels"):
+        MedLDAClassifier(3, n_iter=2).fit(corpus, np.array([None] + ["a", "b"] * (corpus.n_docs // 2), object)[:corpus.n_docs])
+    with pytest.raises(ValueError, match="1.319e\\+13 tokens .* is it raw word counts"):
+        LDA(3, n_iter=2).fit(np.full((4, 3), 2**40))
 
 
 def test_multiclass_multitask_predicts_one_of_the_classes():

@@ -179,6 +179,8 @@ def test_bad_labels_and_responses(multiclass):
         MedLDARegressor(3, loss="hinge", n_iter=2).fit(train, np.zeros(train.n_docs))
     with pytest.raises(ValueError, match="one response per document"):
         MedLDARegressor(3, n_iter=2).fit(train, np.zeros(3))
+    with pytest.raises(ValueError, match="numeric responses y .*use MedLDAClassifier"):
+        MedLDARegressor(3, n_iter=2).fit(train, np.array(["spam"] * train.n_docs))
 
 
 # -- command line and readers for every task --------------------------------------------------

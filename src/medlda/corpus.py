@@ -219,17 +219,33 @@ def parse_label_values(values: Sequence[str]) -> np.ndarray:
         return np.array(values, dtype=str)
 
 
+MAX_TOKENS = 2**31 - 1  # tokens of one corpus: more means X is not raw counts, or needs sharding
+
+TEXT_NOT_COUNTS = ("X holds text, not word counts: turn texts into counts first, e.g. "
+                   "make_pipeline(medlda.text.make_vectorizer(), MedLDAClassifier(...)), or Corpus.from_texts(texts)")
+
+
+def count_matrix_shape(X) -> tuple[int, int]:
+    """(documents, words) of a count matrix, Corpus or 2-d array, refusing text and other shapes
+    by name (cheap: no conversion of a sparse matrix or a Corpus)."""
+    if isinstance(X, Corpus):
+        return X.n_docs, X.n_words
+    if sp.issparse(X):
+        return X.shape
+    arr = np.asarray(X)
+    if arr.dtype.kind in "USO" and any(isinstance(v, (str, bytes)) for v in arr.ravel()[:100]):
+        raise ValueError(TEXT_NOT_COUNTS)
+    if arr.ndim != 2:
+        raise ValueError(f"expected a 2-d document-term count matrix (documents x words), got shape {arr.shape}")
+    return arr.shape
+
+
 def check_count_matrix(X) -> sp.csr_matrix:
     """Validate a document-term count matrix and return it as CSR with summed duplicates."""
     if isinstance(X, Corpus):
         return X.to_sparse()
-    if sp.issparse(X):
-        counts = sp.csr_matrix(X, copy=True)
-    else:
-        arr = np.asarray(X)
-        if arr.ndim != 2:
-            raise ValueError(f"expected a 2-d document-term count matrix, got shape {arr.shape}")
-        counts = sp.csr_matrix(arr)
+    count_matrix_shape(X)
+    counts = sp.csr_matrix(X, copy=True) if sp.issparse(X) else sp.csr_matrix(np.asarray(X))
     counts.sum_duplicates()
     counts.eliminate_zeros()
     data = counts.data
@@ -240,6 +256,10 @@ def check_count_matrix(X) -> sp.csr_matrix:
             raise ValueError("document-term matrix contains negative counts")
         if not np.all(data == np.round(data)):
             raise ValueError("document-term matrix must hold integer word counts")
+        total = float(data.sum())
+        if total > MAX_TOKENS:
+            raise ValueError(f"document-term matrix holds {total:.4g} tokens (the sum of its counts), more than one "
+                             f"corpus can ({MAX_TOKENS}): is it raw word counts?")
     counts.data = data.astype(np.int64)
     return counts
 

@@ -19,7 +19,7 @@ from . import training
 from ._docs import params_doc
 from .blocked_sampler import BLOCK_SIMULATIONS
 from .checkpoint import RunCheckpoints, check_run_params
-from .corpus import Corpus, check_count_matrix
+from .corpus import Corpus, check_count_matrix, count_matrix_shape
 from .explain import toward_prediction
 from .losses import CLASSIFICATION_LOSSES, LOSSES, make_loss
 from .mixing import HeldoutPerplexity
@@ -404,7 +404,7 @@ class MedLDAClassifier(ClassifierMixin, _TopicModel):
         self._validate()
         if y is None:
             raise ValueError("MedLDAClassifier.fit needs labels y")
-        n_docs, n_labels = (X.n_docs if isinstance(X, Corpus) else X.shape[0]), _num_samples(y)
+        n_docs, n_labels = count_matrix_shape(X)[0], _num_samples(y)
         if n_labels != n_docs:
             raise ValueError(f"X has {n_docs} documents but y has {n_labels} labels")
         self.classes_, indicator, self.multilabel_ = label_indicator(y)

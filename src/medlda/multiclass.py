@@ -36,6 +36,10 @@ def label_indicator(y) -> tuple[np.ndarray, np.ndarray, bool]:
         return np.arange(y.shape[1]), y.astype(bool), True
     if y.ndim != 1:
         raise ValueError(f"y must be 1-d labels or a 2-d label-indicator matrix, got shape {y.shape}")
+    missing = np.isnan(y) if y.dtype.kind == "f" else np.array([v is None or v != v for v in y]) \
+        if y.dtype.kind == "O" else np.zeros(y.size, bool)
+    if missing.any():
+        raise ValueError(f"y has missing labels (NaN or None), the first at document {int(np.argmax(missing))}")
     classes, codes = np.unique(y, return_inverse=True)
     if classes.size < 2:
         raise ValueError(f"MedLDAClassifier needs at least two classes in y, got {classes.size}")

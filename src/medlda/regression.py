@@ -14,7 +14,7 @@ from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._docs import params_doc
-from .corpus import Corpus
+from .corpus import count_matrix_shape
 from .estimators import _RUN, _check, _fit_corpus, _TopicModel
 from .losses import REGRESSION_LOSSES, make_loss
 from .training import Supervision
@@ -91,8 +91,11 @@ class MedLDARegressor(RegressorMixin, _TopicModel):
         self._validate()
         if y is None:
             raise ValueError("MedLDARegressor.fit needs responses y")
-        y = np.asarray(y, dtype=np.float64)
-        n_docs = X.n_docs if isinstance(X, Corpus) else X.shape[0]
+        try:
+            y = np.asarray(y, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError("MedLDARegressor needs numeric responses y (class labels: use MedLDAClassifier)") from None
+        n_docs = count_matrix_shape(X)[0]
         if y.ndim != 1 or y.shape[0] != n_docs:
             raise ValueError(f"y must be 1-d with one response per document: X has {n_docs} documents, "
                              f"y has shape {y.shape}")
