@@ -144,3 +144,14 @@ def test_cli_topics_and_train_report_coherence(capsys, tmp_path, planted):
     assert first in out
     assert main(["topics", "--model", str(model_path), "--coherence", str(test), "--top-words", "1"]) == 2
     assert "at least 2" in capsys.readouterr().err
+
+    def listed(*flags) -> list[int]:
+        assert main(["topics", "--model", str(model_path), *flags]) == 0
+        return [int(line.split()[1]) for line in capsys.readouterr().out.splitlines() if line.startswith("topic ")]
+
+    assert listed() == list(range(6))
+    assert listed("--sort", "share") == np.argsort(-sizes, kind="stable").tolist()
+    scores = model.coherence(held)
+    assert listed("--sort", "coherence", "--coherence", str(test)) == np.argsort(-scores, kind="stable").tolist()
+    assert main(["topics", "--model", str(model_path), "--sort", "coherence"]) == 2
+    assert "--sort coherence needs --coherence" in capsys.readouterr().err

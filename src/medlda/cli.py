@@ -139,6 +139,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="coherence measure: npmi (in [-1, 1]; held-out documents) or umass (training documents)")
     s.add_argument("--split", choices=["train", "test"], default="test",
                    help="--coherence data holding both splits (20 Newsgroups, Reuters): the part to use (default test)")
+    s.add_argument("--sort", choices=["id", "share", "coherence"], default="id",
+                   help="list topics by id, by share of the training tokens, or by coherence (needs --coherence)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_topics)
 
@@ -518,9 +520,11 @@ def _model_targets(model, corpus: Corpus, path: str):
 
 def cmd_topics(args) -> int:
     from .persistence import load_model
-    from .reports import class_topic_lines, coherence_json, topic_lines, topics_json
+    from .reports import class_topic_lines, coherence_json, topic_lines, topic_order, topics_json
 
     model = load_model(args.model)
+    if args.sort == "coherence" and not args.coherence:
+        raise CLIError("--sort coherence needs --coherence DATA, the documents to score the topics in")
     coherence = None
     if args.coherence:
         docs = _read(args, args.coherence, args.split, vocabulary=_model_vocabulary(model))
@@ -531,7 +535,8 @@ def cmd_topics(args) -> int:
             result.update(coherence_json(*coherence))
         print(json.dumps(result))
         return 0
-    print("\n".join(topic_lines(model, args.top_words, coherence)))
+    order = topic_order(model, args.sort, None if coherence is None else coherence[1])
+    print("\n".join(topic_lines(model, args.top_words, coherence, order)))
     if coherence is not None:
         mean = coherence_json(*coherence)["coherence_mean"]
         print(f"mean {args.measure} coherence of the top {args.top_words} words in {args.coherence}: "

@@ -12,15 +12,32 @@ def topic_shares(model) -> np.ndarray:
     return sizes / max(sizes.sum(), 1)
 
 
-def topic_lines(model, n_words: int = 10, coherence: tuple[str, np.ndarray] | None = None) -> list[str]:
+def topic_lines(model, n_words: int = 10, coherence: tuple[str, np.ndarray] | None = None,
+                order=None) -> list[str]:
     """One line per topic: its index, its share of the training tokens, its coherence if given
-    as (measure, values), and its ``n_words`` most probable words."""
+    as (measure, values), and its ``n_words`` most probable words; topics in ``order`` (ids),
+    else by id."""
     width = len(str(model.n_topics - 1))
+    words, shares = model.top_words(n_words), topic_shares(model)
     lines = []
-    for k, (words, share) in enumerate(zip(model.top_words(n_words), topic_shares(model))):
+    for k in range(len(words)) if order is None else order:
         score = f", {coherence[0]} {coherence[1][k]:+.3f}" if coherence is not None else ""
-        lines.append(f"topic {k:>{width}} ({share:5.1%}{score}): {' '.join(words)}")
+        lines.append(f"topic {k:>{width}} ({shares[k]:5.1%}{score}): {' '.join(words[k])}")
     return lines
+
+
+def topic_order(model, by: str, coherence: np.ndarray | None = None) -> np.ndarray:
+    """Topic ids by id, by share of the training tokens (largest first), or by ``coherence``
+    (highest first; undefined last)."""
+    if by == "id":
+        return np.arange(len(topic_shares(model)))
+    if by == "share":
+        return np.argsort(-topic_shares(model), kind="stable")
+    if by == "coherence":
+        if coherence is None:
+            raise ValueError("ordering by coherence needs the coherence of each topic")
+        return np.argsort(-np.nan_to_num(coherence, nan=-np.inf), kind="stable")
+    raise ValueError(f"order topics by id, share or coherence, not {by!r}")
 
 
 def coherence_json(measure: str, values: np.ndarray) -> dict:
