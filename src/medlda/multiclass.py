@@ -17,6 +17,15 @@ import scipy.sparse as sp
 from .corpus import Corpus
 
 
+def _missing(y: np.ndarray) -> np.ndarray:
+    """Which entries of 1-d labels are missing: NaN, or None in an object array."""
+    if y.dtype.kind == "f":
+        return np.isnan(y)
+    if y.dtype.kind == "O":
+        return np.array([v is None or v != v for v in y], dtype=bool)  # v != v: a NaN
+    return np.zeros(y.size, dtype=bool)
+
+
 def label_indicator(y) -> tuple[np.ndarray, np.ndarray, bool]:
     """(classes, (D, T) bool task indicator, multilabel) of labels y.
 
@@ -36,8 +45,7 @@ def label_indicator(y) -> tuple[np.ndarray, np.ndarray, bool]:
         return np.arange(y.shape[1]), y.astype(bool), True
     if y.ndim != 1:
         raise ValueError(f"y must be 1-d labels or a 2-d label-indicator matrix, got shape {y.shape}")
-    missing = np.isnan(y) if y.dtype.kind == "f" else np.array([v is None or v != v for v in y]) \
-        if y.dtype.kind == "O" else np.zeros(y.size, bool)
+    missing = _missing(y)
     if missing.any():
         raise ValueError(f"y has missing labels (NaN or None), the first at document {int(np.argmax(missing))}")
     classes, codes = np.unique(y, return_inverse=True)
