@@ -142,8 +142,29 @@ def test_cli_predict_explain_regression_and_multilabel(tmp_path, capsys):
     assert np.abs(values).min() > 0 and (values < 0).any()  # ordered by size, either sign
     np.testing.assert_allclose(np.array(result["labels"], dtype=float), model.predict(read), rtol=1e-12)
 
-    corpus, truth = make_multilabel_corpus(200, 4, n_labels=3, words_per_topic=10, random_state=3)
-    MedLDAClassifier(4, **FAST).fit(corpus, truth.Y).save(tmp_path / "ml.npz")
-    docs = write_bow(corpus.subset(np.flatnonzero(truth.Y.sum(axis=1) > 0)[:20]), tmp_path / "ml.txt")
-    assert main(["predict", "--model", str(tmp_path / "ml.npz"), "--input", str(docs), "--explain", "2"]) == 2
-    assert "decides each label apart" in capsys.readouterr().err
+    # multi-label: each predicted label explained apart, by its own score's topics
+    corpus, truth = make_multilabel_corpus(300, 4, n_labels=3, words_per_topic=10, random_state=3)
+    keep = np.flatnonzero(truth.Y.sum(axis=1) > 0)
+    model = MedLDAClassifier(4, c=1.0, margin=1.0, **FAST).fit(corpus.subset(keep[:-40]), truth.Y[keep[:-40]])
+    model.save(tmp_path / "ml.npz")
+    docs = write_bow(corpus.subset(keep[-40:]), tmp_path / "ml.txt")
+    assert main(["predict", "--model", str(tmp_path / "ml.npz"), "--input", str(docs), "--explain", "2",
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    read = read_corpus(docs, vocabulary=model.vocabulary_)
+    on = model.predict(read)
+    assert on.sum() > 0
+    for t in range(3):
+        ids, values = top_topics(model.decision_contributions(read, label=t), 2)
+        for d in range(read.n_docs):
+            shown = result["explanations"][d]
+            assert (str(t) in shown) == bool(on[d, t])
+            if on[d, t]:
+                assert [e["topic"] for e in shown[str(t)]] == ids[d].tolist()
+                np.testing.assert_allclose([e["contribution"] for e in shown[str(t)]], values[d])
+    assert main(["predict", "--model", str(tmp_path / "ml.npz"), "--input", str(docs), "--explain", "1",
+                 "--out", str(tmp_path / "ml.tsv")]) == 0
+    lines = (tmp_path / "ml.tsv").read_text().splitlines()
+    d = int(np.argmax(on.sum(axis=1)))
+    labels, cell = lines[1 + d].split("\t")
+    assert cell.count(": ") == on[d].sum() == len(labels.split(","))

@@ -121,8 +121,8 @@ def _parser() -> argparse.ArgumentParser:
                         "'label<TAB>class ...'; in --json, 'proba' and 'classes'")
     r.add_argument("--explain", type=int, default=0, metavar="N",
                    help="also the N topics that weigh most in each prediction (topic:contribution, the "
-                        "topic's part of the margin over the runner-up class, or of the response); in --json, "
-                        "'explanations' with each topic's words")
+                        "topic's part of the margin over the runner-up class, of each predicted label's score, "
+                        "or of the response); in --json, 'explanations' with each topic's words")
     r.add_argument("--n-jobs", type=int, default=None,
                    help="cores for inference (default: the model's n_jobs; -1 all cores); same "
                         "predictions on any number")
@@ -407,7 +407,6 @@ def _report(model, result: dict, args) -> None:
 
 def cmd_predict(args) -> int:
     from .readers import write_lines
-    from .reports import explanation_cell, explanation_json
 
     model = _load_with_jobs(args)
     if not hasattr(model, "predict"):
@@ -420,9 +419,6 @@ def cmd_predict(args) -> int:
         check_writable(args.out)
     if args.explain < 0:
         raise CLIError("--explain must be a number of topics, 0 or more")
-    if args.explain and task == "multilabel":
-        raise CLIError(f"{args.model}: --explain needs one decision per document; a multi-label model decides "
-                       "each label apart (in Python: decision_contributions(X, label=...))")
     corpus = _read(args, args.input, "test", vocabulary=_model_vocabulary(model))
     zbar = model.transform(corpus)  # one inference for labels, probabilities and explanations
     if hasattr(model, "classes_"):
@@ -431,10 +427,7 @@ def cmd_predict(args) -> int:
         proba = model._proba_from(omega) if args.proba else None
     else:
         pred, proba = model._predict_from(zbar), None
-    explained = None
-    if args.explain:
-        from .explain import top_topics
-        explained = top_topics(model._contributions_from(zbar), args.explain, absolute=task == "regression")
+    explained = _explanations(model, zbar, pred, args.explain, task) if args.explain else None
     result = {"n_docs": corpus.n_docs, "empty_skipped": corpus.n_empty_skipped, "oov_dropped": corpus.n_oov_dropped}
     if corpus.labels is not None:
         from .tasks import measures
@@ -450,8 +443,8 @@ def cmd_predict(args) -> int:
             for row, p in zip(rows, proba):
                 row.extend(f"{v:.6g}" for v in p)
         if explained is not None:
-            for row, ids, values in zip(rows, *explained):
-                row.append(explanation_cell(ids, values))
+            for row, cell in zip(rows, explained[0]):
+                row.append(cell)
         header = ["label", *names] + (["topic:contribution"] if explained is not None else [])
         lines = ["\t".join(header)] + ["\t".join(row) for row in rows]
     if args.out:
@@ -464,7 +457,7 @@ def cmd_predict(args) -> int:
                 result["classes"] = names
                 result["proba"] = proba.tolist()
             if explained is not None:
-                result["explanations"] = explanation_json(model, *explained)
+                result["explanations"] = explained[1]
         print(json.dumps(result))
     else:
         if not args.out:
@@ -473,6 +466,28 @@ def cmd_predict(args) -> int:
             if key in result:
                 print(f"{key}: {result[key]:.4f}", file=sys.stderr)
     return 0
+
+
+def _explanations(model, zbar: np.ndarray, pred: np.ndarray, n: int, task: str) -> tuple[list[str], list]:
+    """Each document's ``n`` explaining topics (``medlda.explain``) as a text cell and as JSON:
+    toward its prediction; for a multi-label model, toward each label it predicts, as
+    ``label: topic:contribution ...; label: ...`` and a {label: records} object."""
+    from .explain import top_topics
+    from .reports import explanation_cell, explanation_json
+
+    if task != "multilabel":
+        ids, values = top_topics(model._contributions_from(zbar), n, absolute=task == "regression")
+        return [explanation_cell(i, v) for i, v in zip(ids, values)], explanation_json(model, ids, values)
+    cells, records = [[] for _ in pred], [{} for _ in pred]
+    for t, label in enumerate(model.classes_):
+        on = np.flatnonzero(pred[:, t])
+        if on.size == 0:
+            continue
+        ids, values = top_topics(model._contributions_from(zbar[on], t), n)
+        for d, i, v, r in zip(on, ids, values, explanation_json(model, ids, values)):
+            cells[d].append(f"{label}: {explanation_cell(i, v)}")
+            records[d][str(label)] = r
+    return ["; ".join(c) for c in cells], records
 
 
 def _coherence(model, docs: Corpus, measure: str, n_words: int) -> np.ndarray:
