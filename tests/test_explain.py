@@ -124,6 +124,13 @@ def test_cli_predict_explain(tmp_path, capsys):
     label, cell = lines[1].split("\t")
     assert label == str(model.predict(docs)[0])
     assert cell == " ".join(f"{k}:{v:+.4g}" for k, v in zip(ids[0], values[0]))
+    # with every topic asked for, only those pushing toward the prediction are given
+    assert main(["predict", "--model", str(model_path), "--input", str(test), "--explain", "5", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)["explanations"]
+    ids, values = top_topics(model.decision_contributions(docs), 5)
+    assert (values <= 0).any()
+    for row, i, v in zip(shown, ids, values):
+        assert [e["topic"] for e in row] == i[v > 0].tolist()
     assert main(["predict", "--model", str(model_path), "--input", str(test), "--explain", "-1"]) == 2
     assert "--explain must be" in capsys.readouterr().err
 

@@ -470,23 +470,28 @@ def cmd_predict(args) -> int:
 
 def _explanations(model, zbar: np.ndarray, pred: np.ndarray, n: int, task: str) -> tuple[list[str], list]:
     """Each document's ``n`` explaining topics (``medlda.explain``) as a text cell and as JSON:
-    toward its prediction; for a multi-label model, toward each label it predicts, as
-    ``label: topic:contribution ...; label: ...`` and a {label: records} object."""
+    those that push toward its prediction (a regression: the largest either way); for a
+    multi-label model, toward each label it predicts, as ``label: topic:contribution ...; ...``
+    and a {label: records} object."""
     from .explain import top_topics
     from .reports import explanation_cell, explanation_json
 
+    def explained(ids, values, signed: bool):
+        for i, v in zip(ids, values):
+            keep = slice(None) if signed else v > 0  # a topic that pushes against a label is no reason for it
+            yield explanation_cell(i[keep], v[keep]), explanation_json(model, [i[keep]], [v[keep]])[0]
+
     if task != "multilabel":
         ids, values = top_topics(model._contributions_from(zbar), n, absolute=task == "regression")
-        return [explanation_cell(i, v) for i, v in zip(ids, values)], explanation_json(model, ids, values)
+        pairs = list(explained(ids, values, task == "regression"))
+        return [cell for cell, _ in pairs], [record for _, record in pairs]
     cells, records = [[] for _ in pred], [{} for _ in pred]
     for t, label in enumerate(model.classes_):
         on = np.flatnonzero(pred[:, t])
-        if on.size == 0:
-            continue
-        ids, values = top_topics(model._contributions_from(zbar[on], t), n)
-        for d, i, v, r in zip(on, ids, values, explanation_json(model, ids, values)):
-            cells[d].append(f"{label}: {explanation_cell(i, v)}")
-            records[d][str(label)] = r
+        if on.size:
+            for d, (cell, record) in zip(on, explained(*top_topics(model._contributions_from(zbar[on], t), n), False)):
+                cells[d].append(f"{label}: {cell}")
+                records[d][str(label)] = record
     return ["; ".join(c) for c in cells], records
 
 
