@@ -125,6 +125,32 @@ def test_predictions_of_a_regressor():
     assert [a.get_title(loc="left") for a in bars] == ["high response", "low response"]
     fig = plots.plot_topic_map(model, corpus, truth.y, method="pca")  # a response: a colour bar
     assert len(fig.axes) == 2
+    parts = model.decision_contributions(corpus)[0]
+    (a,) = _visible(plots.plot_explanation(model, corpus, doc=0, n_topics=4))
+    assert np.allclose(sorted((bar.get_width() for bar in a.patches), key=abs, reverse=True), parts[np.argsort(-np.abs(parts))])
+    assert a.get_title(loc="left").startswith(f"document 0: predicted {model.predict(corpus)[0]:.4g}")
+
+
+def test_explanation_bars_are_the_documents_topic_parts(three_classes):
+    model, _, test, _ = three_classes
+    parts = model.decision_contributions(test)[7]
+    fig = plots.plot_explanation(model, test, doc=7, n_topics=4, n_words=3)
+    (a,) = _visible(fig)
+    order = np.argsort(-np.abs(parts), kind="stable")[:4]
+    assert np.allclose([bar.get_width() for bar in a.patches], parts[order])
+    words = model.top_words(3)
+    assert [t.get_text() for t in a.get_yticklabels()] == [f"{k}: {' '.join(words[k])}" for k in order]
+    greens = [bar.get_facecolor() == matplotlib.colors.to_rgba("tab:green") for bar in a.patches]
+    assert greens == [v > 0 for v in parts[order]]
+    predicted = model.predict(test)[7]
+    assert a.get_title(loc="left") == f"document 7: predicted {predicted} (margin over the runner-up {parts.sum():.3g})"
+    label_parts = model.decision_contributions(test, label="neg")[7]
+    (b,) = _visible(plots.plot_explanation(model, test, doc=7, label="neg"))
+    assert b.get_title(loc="left") == f"document 7: score of neg = {label_parts.sum():+.3g}"
+    with pytest.raises(ValueError, match="doc 120 is out of range: X has 120 documents"):
+        plots.plot_explanation(model, test, doc=120)
+    with pytest.raises(ValueError, match="'maybe' is not one of the model's classes"):
+        plots.plot_explanation(model, test, label="maybe")
 
 
 def test_what_cannot_be_drawn_is_refused(three_classes):
@@ -138,6 +164,8 @@ def test_what_cannot_be_drawn_is_refused(three_classes):
         plots.plot_confusion(lda, test, y_test)
     with pytest.raises(ValueError, match="MedLDARegressor"):
         plots.plot_predictions(model, test, y_test)
+    with pytest.raises(ValueError, match="no prediction to explain"):
+        plots.plot_explanation(lda, test)
     _, axes = plt.subplots(1, 2)
     with pytest.raises(ValueError, match="3 panels; ax gives 2"):
         plots.plot_class_topics(model, ax=axes)
@@ -187,7 +215,8 @@ def test_cli_plot_writes_each_kind(capsys, tmp_path, three_classes):
     test.labels = [(str(v),) for v in y_test]
     data = write_bow(test, tmp_path / "test.txt")
     for kind, extra in [("trace", []), ("topics", ["--topic-ids", "0,2"]), ("class-topics", []),
-                        ("map", ["--input", data, "--method", "pca"]), ("confusion", ["--input", data])]:
+                        ("map", ["--input", data, "--method", "pca"]), ("confusion", ["--input", data]),
+                        ("explain", ["--input", data, "--doc", "3", "--n-topics", "2"])]:
         out = tmp_path / f"{kind}.png"
         code = main(["plot", "--model", str(path), "--kind", kind, "--out", str(out), *map(str, extra)])
         err = capsys.readouterr().err
@@ -198,6 +227,7 @@ def test_cli_plot_writes_each_kind(capsys, tmp_path, three_classes):
                           (["--kind", "predictions", "--input", str(data)], "needs a MedLDARegressor"),
                           (["--kind", "topics", "--topic-ids", "x"], "'x' is not a topic id"),
                           (["--kind", "trace", "--dpi", "0"], "--dpi must be positive"),
+                          (["--kind", "explain", "--input", str(data), "--doc", "500"], "doc 500 is out of range"),
                           (["--kind", "trace", "--out", str(tmp_path / "f.doc")], "unknown figure format")]:
         out = [] if "--out" in argv else ["--out", str(tmp_path / "bad.png")]
         code = main(["plot", "--model", str(path), *argv, *out])

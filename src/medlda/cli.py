@@ -15,7 +15,7 @@ from .corpus import NPY_META, Corpus
 from .exceptions import MedLDAError
 from .samplers import ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, SAMPLERS
 
-PLOT_KINDS = ["trace", "topics", "class-topics", "map", "confusion", "predictions"]
+PLOT_KINDS = ["trace", "topics", "class-topics", "map", "confusion", "predictions", "explain"]
 
 
 class CLIError(MedLDAError):
@@ -151,7 +151,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="trace: training curves; topics: top words per topic; class-topics: the topics "
                         "that weigh most per class; map: documents of --input by their topics (t-SNE); "
                         "confusion: confusion matrix on --input; predictions: predicted against true "
-                        "responses on --input (regression)")
+                        "responses on --input (regression); explain: the topics behind the prediction for "
+                        "document --doc of --input")
     g.add_argument("--out", required=True, help="figure file; the format follows its suffix (png, pdf, svg)")
     g.add_argument("--dpi", type=int, default=150, help="resolution of raster formats (default 150)")
     _data_args(g, "--input", required=False, help="documents for map, confusion and predictions")
@@ -160,6 +161,11 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--top-words", type=_positive_int, default=None,
                    help="words per topic (default 10; 5 for class-topics)")
     g.add_argument("--class-topics", type=_positive_int, default=3, help="class-topics: topics per class")
+    g.add_argument("--doc", type=int, default=0,
+                   help="explain: which document of --input, from 0, empty ones skipped: the line of predict's "
+                        "output (default 0)")
+    g.add_argument("--label", help="explain: a class whose score to split (multi-label models need one)")
+    g.add_argument("--n-topics", type=_positive_int, default=8, help="explain: topics shown (default 8)")
     g.add_argument("--method", choices=["tsne", "pca"], default="tsne", help="map: the 2-d embedding")
     g.add_argument("--seed", type=int, default=0, help="map: the embedding's random seed")
     g.add_argument("--n-jobs", type=int, default=None, help="cores for inference of --input documents")
@@ -579,7 +585,7 @@ def cmd_plot(args) -> int:
     model = _load_with_jobs(args)
     check_writable(args.out)
     plots.figure_format(args.out)
-    data_kinds = ("map", "confusion", "predictions")
+    data_kinds = ("map", "confusion", "predictions", "explain")
     if args.kind in data_kinds and not args.input:
         raise CLIError(f"--kind {args.kind} needs --input documents")
     if args.kind not in data_kinds and args.input:
@@ -595,6 +601,10 @@ def cmd_plot(args) -> int:
         fig = plots.plot_topics(model, ids, n_words=args.top_words or 10)
     elif args.kind == "class-topics":
         fig = plots.plot_class_topics(model, args.class_topics, n_words=args.top_words or 5)
+    elif args.kind == "explain":
+        corpus = _read(args, args.input, "test", vocabulary=_model_vocabulary(model))
+        fig = plots.plot_explanation(model, corpus, args.doc, args.n_topics, n_words=args.top_words or 5,
+                                     label=args.label)
     else:
         corpus = _read(args, args.input, "test", vocabulary=_model_vocabulary(model))
         y = None

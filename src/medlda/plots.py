@@ -122,6 +122,46 @@ def plot_class_topics(model, n_topics: int = 3, n_words: int = 5, vocabulary=Non
     return fig
 
 
+def plot_explanation(model, X, doc: int = 0, n_topics: int = 8, n_words: int = 5, label=None, vocabulary=None,
+                     ax=None) -> Figure:
+    """Why document ``doc`` of X got its prediction: the ``n_topics`` topics with the largest
+    parts zbar_dk * eta_k of its decision (``decision_contributions``; in size, green toward the
+    prediction or ``label``, red against), labeled with their words. X is inferred whole, as by
+    ``predict``, so the figure shows what ``predict`` decided."""
+    from .corpus import count_matrix_shape
+    from .explain import top_topics
+
+    if not hasattr(model, "decision_contributions"):
+        raise ValueError("an unsupervised LDA makes no prediction to explain")
+    n_docs = count_matrix_shape(X)[0]
+    if not 0 <= doc < n_docs:
+        raise ValueError(f"doc {doc} is out of range: X has {n_docs} documents")
+    if hasattr(model, "classes_"):
+        task = model._label_task(label)  # refused before the inference
+        zbar = model.transform(X)
+        parts = model._contributions_from(zbar, task)[doc]
+        if task is None:
+            predicted = model._labels_from(model._decision_from(zbar))[doc]
+            margin = "|omega|" if model.eta_.shape[0] == 1 else "margin over the runner-up"
+            title = f"document {doc}: predicted {predicted} ({margin} {parts.sum():.3g})"
+        else:
+            title = f"document {doc}: score of {model.classes_[task]} = {parts.sum():+.3g}"
+    else:
+        zbar = model.transform(X)
+        parts = model._contributions_from(zbar)[doc]
+        title = f"document {doc}: predicted {model._predict_from(zbar)[doc]:.4g} (mean {model.y_mean_:.4g})"
+    ids, values = top_topics(parts[None, :], n_topics, absolute=True)
+    words = model.top_words(n_words, vocabulary)
+    fig, (a,) = _panels(ax, 1, panel_size=(7.0, 0.4 * ids.shape[1] + 1.2))
+    a.barh(np.arange(ids.shape[1]), values[0], color=["tab:green" if v > 0 else "tab:red" for v in values[0]])
+    a.set_yticks(np.arange(ids.shape[1]), [f"{k}: {' '.join(words[k])}" for k in ids[0]], fontsize=8)
+    a.invert_yaxis()
+    a.axvline(0.0, color="black", linewidth=0.6)
+    a.set_xlabel("part of the decision  zbar_dk * eta_k")
+    a.set_title(title, loc="left", fontsize=10)
+    return fig
+
+
 def _embed(zbar: np.ndarray, method: str, random_state, n_jobs: int | None) -> np.ndarray:
     """2-d coordinates of the rows of zbar. ``n_jobs`` > 0 caps t-SNE's OpenMP threads: on a
     core another process holds, its threads wait on each other (120 documents: 37 s on 2 threads
