@@ -225,3 +225,15 @@ def test_missing_ray_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_ray)
     with pytest.raises(distributed.MedLDAError, match=r"pip install 'medlda\[ray\]'"):
         distributed.import_ray()
+
+
+def test_unreachable_cluster_is_a_clear_error():
+    class Unreachable:
+        def is_initialized(self):
+            return False
+
+        def init(self, **kwargs):
+            raise ConnectionError(f"Failed to connect to Ray cluster at {kwargs['address']}")
+
+    with pytest.raises(distributed.MedLDAError, match="cannot join the Ray cluster at 10.0.0.1:9999: Failed to connect"):
+        distributed.connect(Unreachable(), "10.0.0.1:9999", 2)

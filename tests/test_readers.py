@@ -346,8 +346,15 @@ def test_bad_paths_and_archives(tmp_path):
         read_corpus(tmp_path / "missing.bow")
     broken = tmp_path / "broken.tar.gz"
     broken.write_bytes(b"this is not a tar archive" * 10)
-    with pytest.raises(InputFormatError, match=re.escape(str(broken))):
+    with pytest.raises(InputFormatError, match=re.escape(str(broken)) + ": not a tar archive"):
         read_corpus(broken)
+    text = write(tmp_path / "docs.bow", "a x:1\n")
+    with pytest.raises(InputFormatError, match="docs.bow: not a tar archive .* expected a folder"):
+        read_corpus(text, format="folder")
+    truncated = tmp_path / "cut.tar.gz"
+    truncated.write_bytes(make_tar(tmp_path / "whole.tar.gz", {"a/b/1.txt": "x " * 500}).read_bytes()[:60])
+    with pytest.raises(InputFormatError, match="cut.tar.gz: (cannot read the archive|not a tar archive)"):
+        read_corpus(truncated, format="folder")
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputFormatError, match="no documents"):
         read_text_folder(tmp_path / "empty")

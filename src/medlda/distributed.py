@@ -288,7 +288,11 @@ def connect(ray, address: str | None, n_workers: int) -> bool:
     if ray.is_initialized():
         return False
     if address:
-        ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
+        try:
+            ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise MedLDAError(f"cannot join the Ray cluster at {address}: {exc} (is it running and reachable? "
+                              "without an address, a local cluster is started)") from exc
     else:
         ray.init(num_cpus=max(n_workers, os.cpu_count() or 1), include_dashboard=False,
                  logging_level=logging.WARNING, log_to_driver=False)

@@ -27,7 +27,7 @@ import numpy as np
 
 from .atomic import atomic_write_text
 from .corpus import Corpus
-from .exceptions import InputFormatError
+from .exceptions import InputFormatError, archive_error
 
 if TYPE_CHECKING:
     from sklearn.feature_extraction.text import CountVectorizer
@@ -355,7 +355,7 @@ def _read_archive_documents(path: Path, subset, categories) -> tuple[list[str], 
     except (tarfile.TarError, EOFError, zlib.error, OSError) as err:
         if isinstance(err, (FileNotFoundError, PermissionError)):
             raise
-        raise InputFormatError(str(path), None, f"cannot read the archive: {err}") from err
+        raise archive_error(path, err) from err
     return [data[parts].decode("latin-1") for _, _, parts in docs], docs
 
 
@@ -514,7 +514,7 @@ def _collection_files(path: Path) -> list[str]:
         with tarfile.open(path, "r:*") as tar:
             return [m.name for m in tar.getmembers() if m.isfile()]
     except (tarfile.TarError, EOFError, zlib.error) as err:
-        raise InputFormatError(str(path), None, f"cannot read the archive: {err}") from err
+        raise archive_error(path, err) from err
 
 
 def _read_folder_corpus(path: Path, subset, categories, vocabulary, vectorizer) -> Corpus:
@@ -562,7 +562,7 @@ def folder_splits(path: PathLike) -> list[str]:
             with tarfile.open(path, "r:*") as tar:
                 files = [PurePosixPath(m.name).parts for m in tar.getmembers() if m.isfile()]
         except (tarfile.TarError, EOFError, zlib.error) as err:
-            raise InputFormatError(str(path), None, f"cannot read the archive: {err}") from err
+            raise archive_error(path, err) from err
     depth, _ = _common_top(files, path.name)
     tops = {p[depth] for p in files if len(p) == depth + 3}
     return sorted(s for s in ("train", "test") if any(t.endswith("-" + s) for t in tops))

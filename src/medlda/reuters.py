@@ -17,7 +17,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .exceptions import InputFormatError
+from .exceptions import InputFormatError, archive_error
 
 SGML_NAME = re.compile(r"reut2-\d{3}\.sgm$")
 _DOC = re.compile(r"<REUTERS\b([^>]*)>(.*?)</REUTERS>", re.S)
@@ -60,7 +60,7 @@ def _sgml_members(path: Path, read: bool = True):
                 if member.isfile() and SGML_NAME.search(PurePosixPath(member.name).name):
                     yield member.name, (tar.extractfile(member).read() if read else None)
     except (tarfile.TarError, EOFError, zlib.error) as err:
-        raise InputFormatError(str(path), None, f"cannot read the archive: {err}") from err
+        raise archive_error(path, err) from err
 
 
 def parse_sgml(text: str, name: str = "<sgml>") -> list[ReutersDoc]:
