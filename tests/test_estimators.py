@@ -236,3 +236,19 @@ def test_eta_draw_chooses_how_light_draws_eta(planted, monkeypatch, eta_draw, ex
     monkeypatch.setattr(samplers, "_exact_eta", lambda *a: calls.append(1) or exact(*a))
     model = MedLDAClassifier(4, n_iter=3, sampler="light", eta_draw=eta_draw, random_state=0).fit(corpus, y)
     assert len(calls) == exact_draws and model.get_params()["eta_draw"] == eta_draw
+
+
+def test_every_model_is_a_transformer_of_count_data(planted):
+    """scikit-learn sees non-negative sparse-capable input and a transformer (fit_transform), so
+    a supervised model can feed its topic proportions to another step of a pipeline."""
+    corpus, _, y = planted
+    X = corpus.to_sparse()
+    model = MedLDAClassifier(3, n_iter=3, sampler="light", random_state=0)
+    np.testing.assert_array_equal(model.fit_transform(X, y), clone(model).fit(X, y).transform(X))
+    sklearn_tags = pytest.importorskip("sklearn.utils").__dict__.get("get_tags")
+    if sklearn_tags is None:
+        pytest.skip("scikit-learn < 1.6 has no tags API")
+    from medlda import MedLDARegressor
+    for estimator in (model, MedLDARegressor(3), LDA(3)):
+        tags = sklearn_tags(estimator)
+        assert tags.input_tags.positive_only and tags.input_tags.sparse and tags.transformer_tags is not None

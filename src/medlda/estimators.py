@@ -66,6 +66,13 @@ def _check(value, name: str, kind, low=None, low_open=False) -> None:
 class _TopicModel(BaseEstimator):
     """Shared parameters, validation, training and inference of every topic-model estimator."""
 
+    def __sklearn_tags__(self):
+        """scikit-learn >= 1.6 tags: non-negative (count) input, sparse matrices accepted."""
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True
+        tags.input_tags.sparse = True
+        return tags
+
     def _validate_common(self) -> None:
         _check(self.n_topics, "n_topics", numbers.Integral, 1)
         _check(self.alpha_sum, "alpha_sum", numbers.Real, 0, low_open=True)
@@ -305,7 +312,7 @@ class LDA(TransformerMixin, _TopicModel):
         return -float(np.log(self.perplexity(X)))
 
 
-class MedLDAClassifier(ClassifierMixin, _TopicModel):
+class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
     __doc__ = ("Supervised topic model whose topics are learned jointly with a classifier: Gibbs MedLDA\n"
                "(hinge loss) or gSLDA (logistic loss). Binary; multi-class as C tasks on shared topics\n"
                "(strategy='multitask') or C binary models with their own topics (strategy='ovr');\n"

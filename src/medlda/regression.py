@@ -10,7 +10,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import RegressorMixin
+from sklearn.base import RegressorMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._docs import params_doc
@@ -28,7 +28,7 @@ def r2(y: np.ndarray, pred: np.ndarray) -> float:
     return 1.0 - float(np.sum((y - pred) ** 2)) / ss if ss > 0 else 0.0
 
 
-class MedLDARegressor(RegressorMixin, _TopicModel):
+class MedLDARegressor(RegressorMixin, TransformerMixin, _TopicModel):
     __doc__ = ("Supervised topic model for a real response: MedLDA regression (epsilon-insensitive\n"
                "loss) or sLDA (squared loss). ``score`` is the predictive R^2.\n\n"
                + params_doc("n_topics", "alpha_sum", "beta", "c_regression", "epsilon", "sigma2",
