@@ -482,10 +482,12 @@ def _explanations(model, zbar: np.ndarray, pred: np.ndarray, n: int, task: str) 
     from .explain import top_topics
     from .reports import explanation_cell, explanation_json
 
+    words = model.top_words(5)  # once: a sort of every topic's words
+
     def explained(ids, values, signed: bool):
         for i, v in zip(ids, values):
             keep = slice(None) if signed else v > 0  # a topic that pushes against a label is no reason for it
-            yield explanation_cell(i[keep], v[keep]), explanation_json(model, [i[keep]], [v[keep]])[0]
+            yield explanation_cell(i[keep], v[keep]), explanation_json(words, i[keep], v[keep])
 
     if task != "multilabel":
         ids, values = top_topics(model._contributions_from(zbar), n, absolute=task == "regression")

@@ -17,7 +17,6 @@ topic with no pair left gets NaN.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from .corpus import Corpus
 
@@ -27,10 +26,7 @@ MEASURES = ("npmi", "umass")
 def document_frequencies(docs: Corpus, word_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """For the words ``word_ids`` (U,): how many documents contain each (U,), how many contain
     each pair (U, U), and the number of documents."""
-    lengths = docs.doc_lengths
-    rows = np.repeat(np.arange(docs.n_docs), lengths)
-    occurs = sp.csr_matrix((np.ones(docs.n_tokens, np.int64), (rows, docs.word_ids)), shape=(docs.n_docs, docs.n_words))
-    occurs = occurs[:, word_ids]
+    occurs = docs.to_sparse()[:, word_ids]
     occurs.data[:] = 1  # a document counts once, however often it repeats the word
     together = (occurs.T @ occurs).toarray()
     return np.diag(together).copy(), together, docs.n_docs

@@ -1,5 +1,6 @@
 """Figures of a fitted model: training curves, topics and their words, the topics that weigh most
-per class, a map of documents by their topics, the confusion matrix, predicted against true values.
+per class, a map of documents by their topics, the confusion matrix, predicted against true values,
+and the topics behind one document's prediction.
 
 Each function draws on ``ax`` when given (one Axes, or a sequence of them for the many-panel
 figures), else on a new pyplot figure, and returns the matplotlib Figure, as scikit-learn's
@@ -136,9 +137,10 @@ def plot_explanation(model, X, doc: int = 0, n_topics: int = 8, n_words: int = 5
     n_docs = count_matrix_shape(X)[0]
     if not 0 <= doc < n_docs:
         raise ValueError(f"doc {doc} is out of range: X has {n_docs} documents")
-    if hasattr(model, "classes_"):
-        task = model._label_task(label)  # refused before the inference
-        zbar = model.transform(X)
+    classifier = hasattr(model, "classes_")
+    task = model._label_task(label) if classifier else None  # refused before the inference
+    zbar = model.transform(X)
+    if classifier:
         parts = model._contributions_from(zbar, task)[doc]
         if task is None:
             predicted = model._labels_from(model._decision_from(zbar))[doc]
@@ -147,7 +149,6 @@ def plot_explanation(model, X, doc: int = 0, n_topics: int = 8, n_words: int = 5
         else:
             title = f"document {doc}: score of {model.classes_[task]} = {parts.sum():+.3g}"
     else:
-        zbar = model.transform(X)
         parts = model._contributions_from(zbar)[doc]
         title = f"document {doc}: predicted {model._predict_from(zbar)[doc]:.4g} (mean {model.y_mean_:.4g})"
     ids, values = top_topics(parts[None, :], n_topics, absolute=True)

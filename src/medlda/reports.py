@@ -78,12 +78,11 @@ def topics_json(model, n_words: int = 10, n_class_topics: int = 3) -> dict:
     return out
 
 
-def explanation_json(model, ids: np.ndarray, values: np.ndarray, n_words: int = 5) -> list[list[dict]]:
-    """Per document, its explaining topics (``medlda.explain.top_topics``) as JSON-ready records:
-    topic id, contribution to the decision, and the topic's top words."""
-    words = model.top_words(n_words)
-    return [[{"topic": int(k), "contribution": float(v), "words": words[k]} for k, v in zip(row_ids, row_values)]
-            for row_ids, row_values in zip(ids, values)]
+def explanation_json(words: list[list[str]], ids: np.ndarray, values: np.ndarray) -> list[dict]:
+    """One document's explaining topics (``medlda.explain.top_topics``) as JSON-ready records:
+    topic id, contribution to the decision, and the topic's top words (``words``, the model's
+    ``top_words`` made once for all documents)."""
+    return [{"topic": int(k), "contribution": float(v), "words": words[k]} for k, v in zip(ids, values)]
 
 
 def explanation_cell(ids: np.ndarray, values: np.ndarray) -> str:
