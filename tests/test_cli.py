@@ -122,6 +122,51 @@ def test_unsupervised_reports_perplexity(capsys, bow_files):
     assert "accuracy" not in result and 1 < result["perplexity"] < 75
 
 
+def test_transform_writes_each_documents_topic_proportions(capsys, tmp_path, bow_files):
+    """transform: the estimator's transform as text (header of topic ids), as .npy, as JSON and as
+    each document's largest proportions; for a supervised and an unsupervised model."""
+    from medlda.persistence import load_model
+    from medlda.readers import read_corpus
+
+    train, test = bow_files
+    for kind in ([], ["--unsupervised"]):
+        model = tmp_path / f"model{len(kind)}.npz"
+        code, _, err = run(capsys, "train", "--train", train, "--out", model, "--quiet", *kind, *FAST)
+        assert code == 0, err
+        fitted = load_model(model)
+        expected = fitted.transform(read_corpus(str(test), vocabulary=fitted.vocabulary_))
+        assert expected.shape == (200, 5) and np.allclose(expected.sum(axis=1), 1.0)
+        tsv, npy = tmp_path / "theta.tsv", tmp_path / "theta.npy"
+        code, out, err = run(capsys, "transform", "--model", model, "--input", test, "--out", tsv)
+        assert code == 0 and out == "", err
+        header, *rows = [line.split("\t") for line in tsv.read_text().splitlines()]
+        assert header == [f"topic_{k}" for k in range(5)]
+        assert np.allclose(np.array(rows, dtype=float), expected, atol=1e-5)
+        code, out, _ = run(capsys, "transform", "--model", model, "--input", test, "--out", npy, "--json")
+        result = json.loads(out)
+        assert result["n_docs"] == 200 and result["n_topics"] == 5 and result["proportions"] == str(npy)
+        assert np.array_equal(np.load(npy), expected)  # the same inference, seeded: bit for bit
+        code, out, _ = run(capsys, "transform", "--model", model, "--input", test, "--json", "--n-jobs", "2")
+        assert np.array_equal(np.array(json.loads(out)["proportions"]), expected)
+        code, out, _ = run(capsys, "transform", "--model", model, "--input", test, "--top", "2")
+        lines = out.splitlines()
+        assert len(lines) == 200
+        for line, row in zip(lines, expected):
+            pairs = [pair.split(":") for pair in line.split()]
+            top = np.argsort(-row, kind="stable")[:2]
+            assert [int(k) for k, _ in pairs] == top.tolist()
+            assert np.allclose([float(v) for _, v in pairs], row[top], rtol=1e-3)
+        code, out, _ = run(capsys, "transform", "--model", model, "--input", test, "--top", "9", "--json")
+        records = json.loads(out)["proportions"]
+        assert len(records) == 200 and all(len(r) == 5 for r in records)  # at most K
+        assert records[0][0] == {"topic": int(expected[0].argmax()), "proportion": float(expected[0].max())}
+    code, _, err = run(capsys, "transform", "--model", model, "--input", test, "--top", "2", "--out", npy)
+    assert code == 2 and "--top writes topic:proportion text" in err
+    with pytest.raises(SystemExit):
+        run(capsys, "transform", "--model", model, "--input", test, "--top", "0")
+    assert "must be at least 1" in capsys.readouterr().err
+
+
 def _write_folder(root, docs):
     for label, name, text in docs:
         (root / label).mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 from . import __version__
-from .atomic import atomic_write_text, check_writable
+from .atomic import atomic_write, atomic_write_text, check_writable
 from .corpus import NPY_META, Corpus
 from .exceptions import MedLDAError
 from .samplers import ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, SAMPLERS
@@ -128,6 +128,19 @@ def _parser() -> argparse.ArgumentParser:
                         "predictions on any number")
     _output_args(r)
     r.set_defaults(func=cmd_predict)
+
+    f = sub.add_parser("transform", help="each document's topic proportions under a saved model")
+    f.add_argument("--model", required=True)
+    _data_args(f, "--input", required=True, help="documents whose topics to infer")
+    f.add_argument("--out", help="write the proportions to this file: tab-separated text under a header "
+                                 "of topic ids, or a NumPy array if it ends in .npy")
+    f.add_argument("--top", type=_positive_int, default=None, metavar="N",
+                   help="only each document's N largest proportions, as topic:proportion pairs")
+    f.add_argument("--n-jobs", type=int, default=None,
+                   help="cores for inference (default: the model's n_jobs; -1 all cores); same "
+                        "proportions on any number")
+    _output_args(f)
+    f.set_defaults(func=cmd_transform)
 
     s = sub.add_parser("topics", help="top words per topic and, for a supervised model, per class")
     s.add_argument("--model", required=True)
@@ -472,6 +485,46 @@ def cmd_predict(args) -> int:
             if key in result:
                 print(f"{key}: {result[key]:.4f}", file=sys.stderr)
     return 0
+
+
+def cmd_transform(args) -> int:
+    """Infer each document's topic proportions (the model's ``transform``: LDA's theta, a
+    supervised model's zbar, the features its classifier reads) and write or print them."""
+    from .reports import proportion_lines
+
+    model = _load_with_jobs(args)
+    as_npy = bool(args.out) and args.out.endswith(".npy")
+    if as_npy and args.top:
+        raise CLIError("--top writes topic:proportion text; give --out a name not ending in .npy")
+    if args.out:
+        check_writable(args.out)
+    corpus = _read(args, args.input, "test", vocabulary=_model_vocabulary(model))
+    theta = model.transform(corpus)
+    result = {"n_docs": corpus.n_docs, "n_topics": theta.shape[1], "empty_skipped": corpus.n_empty_skipped,
+              "oov_dropped": corpus.n_oov_dropped}
+    lines = None if as_npy else proportion_lines(theta, args.top)
+    if args.out:
+        if as_npy:
+            atomic_write(args.out, lambda f: np.save(f, theta))
+        else:
+            from .readers import write_lines
+            write_lines(args.out, lines)
+        result["proportions"] = args.out
+    if args.json:
+        if not args.out:
+            result["proportions"] = theta.tolist() if args.top is None else _top_records(theta, args.top)
+        print(json.dumps(result))
+    elif not args.out:
+        print("\n".join(lines))
+    return 0
+
+
+def _top_records(theta: np.ndarray, n: int) -> list[list[dict]]:
+    """Each document's ``n`` largest proportions as [{"topic": k, "proportion": p}, ...]."""
+    from .explain import top_topics
+
+    return [[{"topic": int(k), "proportion": float(v)} for k, v in zip(ids, values)]
+            for ids, values in zip(*top_topics(theta, n))]
 
 
 def _explanations(model, zbar: np.ndarray, pred: np.ndarray, n: int, task: str) -> tuple[list[str], list]:

@@ -88,3 +88,14 @@ def explanation_json(words: list[list[str]], ids: np.ndarray, values: np.ndarray
 def explanation_cell(ids: np.ndarray, values: np.ndarray) -> str:
     """One document's explaining topics as text: ``topic:contribution`` pairs."""
     return " ".join(f"{k}:{v:+.4g}" for k, v in zip(ids, values))
+
+
+def proportion_lines(theta: np.ndarray, top: int | None = None) -> list[str]:
+    """Documents' topic proportions as text lines: a header of topic ids, then one tab-separated
+    row per document; with ``top``, each row's ``top`` largest as ``topic:proportion`` pairs."""
+    if top is None:
+        return (["\t".join(f"topic_{k}" for k in range(theta.shape[1]))]
+                + ["\t".join(f"{v:.6g}" for v in row) for row in theta])
+    from .explain import top_topics
+
+    return [" ".join(f"{k}:{v:.4g}" for k, v in zip(ids, values)) for ids, values in zip(*top_topics(theta, top))]
