@@ -167,6 +167,36 @@ def test_transform_writes_each_documents_topic_proportions(capsys, tmp_path, bow
     assert "must be at least 1" in capsys.readouterr().err
 
 
+def test_info_says_what_a_saved_model_is(capsys, tmp_path, bow_files):
+    from medlda import __version__
+    from medlda.persistence import load_model
+
+    corpus, _ = make_supervised_corpus(120, 5, words_per_topic=15, doc_length=30, n_classes=3, random_state=3)
+    three = write_bow(corpus, tmp_path / "three.txt")
+    model = tmp_path / "ovr.npz"
+    code, _, err = run(capsys, "train", "--train", three, "--strategy", "ovr", "--out", model, "--quiet", *FAST)
+    assert code == 0, err
+    code, out, _ = run(capsys, "info", "--model", model, "--json")
+    info = json.loads(out)
+    fitted = load_model(model)
+    assert info["estimator"] == "MedLDAClassifier" and info["task"] == "classification"
+    assert info["saved_by"] == f"medlda {__version__}" and info["classes"] == ["0", "1", "2"]
+    assert (info["n_topics"], info["n_topic_sets"], info["n_words"]) == (5, 3, fitted.n_features_in_)
+    assert (info["n_docs"], info["c"], info["margin"]) == (120, 1.0, 1.0)
+    assert info["params"] == json.loads(json.dumps(fitted.get_params()))
+    assert info["train_accuracy"] == fitted.train_accuracy_
+    code, out, _ = run(capsys, "info", "--model", model)
+    assert "estimator: MedLDAClassifier" in out and "classes: 3: 0, 1, 2" in out and "strategy=ovr" in out
+    train, _ = bow_files
+    lda = tmp_path / "lda.npz"
+    run(capsys, "train", "--train", train, "--unsupervised", "--out", lda, "--quiet", *FAST)
+    code, out, _ = run(capsys, "info", "--model", lda, "--json")
+    info = json.loads(out)
+    assert info["task"] == "unsupervised" and "classes" not in info and "n_topic_sets" not in info
+    code, _, err = run(capsys, "info", "--model", train)
+    assert code == 2 and "not a medlda model file" in err
+
+
 def _write_folder(root, docs):
     for label, name, text in docs:
         (root / label).mkdir(parents=True, exist_ok=True)

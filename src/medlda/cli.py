@@ -142,6 +142,11 @@ def _parser() -> argparse.ArgumentParser:
     _output_args(f)
     f.set_defaults(func=cmd_transform)
 
+    i = sub.add_parser("info", help="what a saved model is: estimator, task, sizes, training and parameters")
+    i.add_argument("--model", required=True)
+    i.add_argument("--json", action="store_true")
+    i.set_defaults(func=cmd_info)
+
     s = sub.add_parser("topics", help="top words per topic and, for a supervised model, per class")
     s.add_argument("--model", required=True)
     s.add_argument("--top-words", type=_positive_int, default=10)
@@ -597,6 +602,15 @@ def _model_targets(model, corpus: Corpus, path: str):
     if task == "classification":
         _check_seen(y, model.classes_, path)
     return y
+
+
+def cmd_info(args) -> int:
+    from .persistence import load_model, read_metadata
+    from .reports import model_summary, summary_lines
+
+    summary = {"model": args.model, **model_summary(load_model(args.model), read_metadata(args.model))}
+    print(json.dumps(summary) if args.json else "\n".join(summary_lines(summary)))
+    return 0
 
 
 def cmd_topics(args) -> int:

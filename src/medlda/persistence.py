@@ -69,6 +69,18 @@ def save_model(model, path) -> None:
 def load_model(path):
     """Load a model saved by :func:`save_model`; refuses foreign or inconsistent files."""
     path = Path(path)
+    meta, arrays = _read_archive(path)
+    return _rebuild(path, meta, arrays)
+
+
+def read_metadata(path) -> dict:
+    """The JSON metadata a saved model carries (format, the medlda version that saved it,
+    estimator, parameters, fit statistics, ...), checked as by :func:`load_model`."""
+    return _read_archive(Path(path))[0]
+
+
+def _read_archive(path: Path) -> tuple[dict, dict]:
+    """(metadata, arrays) of a model file, refusing foreign files and other format versions."""
     if not path.is_file():
         raise ModelFileError(f"{path}: no such model file")
     try:
@@ -87,7 +99,7 @@ def load_model(path):
     if meta.get("format_version") != FORMAT_VERSION:
         raise ModelFileError(f"{path}: model format version {meta.get('format_version')!r} is not "
                              f"supported (this medlda reads version {FORMAT_VERSION})")
-    return _rebuild(path, meta, arrays)
+    return meta, arrays
 
 
 def _rebuild(path: Path, meta: dict, arrays: dict):

@@ -99,3 +99,39 @@ def proportion_lines(theta: np.ndarray, top: int | None = None) -> list[str]:
     from .explain import top_topics
 
     return [" ".join(f"{k}:{v:.4g}" for k, v in zip(ids, values)) for ids, values in zip(*top_topics(theta, top))]
+
+
+def model_summary(model, meta: dict) -> dict:
+    """What a saved model is (``medlda info``): estimator, task, sizes, how and on what it was
+    trained, and every parameter; ``meta`` is the file's metadata (``persistence.read_metadata``)."""
+    stats = model.fit_stats_
+    task = ("regression" if hasattr(model, "y_mean_") else "unsupervised" if not hasattr(model, "eta_samples_")
+            else "multilabel" if model.multilabel_ else "classification")
+    out = {"estimator": meta["estimator"], "saved_by": f"medlda {meta.get('medlda_version')}", "task": task,
+           "n_topics": model.n_topics, "n_words": model.n_features_in_, "vocabulary": model.vocabulary_ is not None}
+    if getattr(model, "estimators_", None):  # one-vs-rest: a topic set per class, stacked
+        out["n_topic_sets"] = len(model.estimators_)
+    if hasattr(model, "classes_"):
+        out["classes"] = [str(c) for c in model.classes_]
+        out.update(c=model.c_, margin=model.margin_)  # as resolved from "auto"
+    for key in ("n_docs", "n_tokens", "train_seconds", "tokens_per_second"):
+        if key in stats:
+            out[key] = stats[key]
+    for key, attr in (("train_accuracy", "train_accuracy_"), ("train_r2", "train_score_"), ("log_joint", "log_joint_")):
+        if getattr(model, attr, None) is not None:
+            out[key] = getattr(model, attr)
+    out["params"] = model.get_params()
+    return out
+
+
+def summary_lines(summary: dict) -> list[str]:
+    """``model_summary`` as text: one ``what: value`` line each, parameters on the last."""
+    shown = {k: v for k, v in summary.items() if k != "params"}
+    if "classes" in shown:
+        names = shown["classes"]
+        shown["classes"] = f"{len(names)}: " + ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+    for key in ("train_seconds", "tokens_per_second", "train_accuracy", "train_r2", "log_joint"):
+        if key in shown:
+            shown[key] = f"{shown[key]:.4g}"
+    lines = [f"{k.replace('_', ' ')}: {v}" for k, v in shown.items()]
+    return lines + ["params: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["params"].items()))]
