@@ -369,7 +369,7 @@ def test_read_corpus_guesses_format(tmp_path):
     assert read_corpus(bow).labels == [("2", "0.5")]
     assert read_corpus(ldac, format="bow").labels == [("2", "0.5")]
     with pytest.raises(ValueError, match="format"):
-        read_corpus(ldac, format="csv")
+        read_corpus(ldac, format="xml")
     with pytest.raises(ValueError, match="folder"):
         read_corpus(bow, subset="train")
 

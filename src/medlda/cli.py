@@ -213,9 +213,15 @@ def _positive_int(text: str) -> int:
 
 def _data_args(p, flag: str, required: bool, help: str) -> None:
     p.add_argument(flag, required=required, help=help)
-    p.add_argument("--format", choices=["auto", "bow", "ldac", "folder"], default="auto")
+    p.add_argument("--format", choices=["auto", "bow", "ldac", "folder", "csv", "tsv", "jsonl"], default="auto",
+                   help="data format (default: guessed from the name and first line; .csv, .tsv and .jsonl "
+                        "files are tables of raw texts, one document per row)")
     p.add_argument("--vocab", help="vocabulary file for lda-c data (lines 'id word' or one word a line)")
     p.add_argument("--categories", help="comma-separated labels to keep (folder data)")
+    p.add_argument("--text-column", default="text", help="tables: the column holding each document's text "
+                                                          "(default 'text')")
+    p.add_argument("--label-column", help="tables: the column holding its labels (default 'label' if present; "
+                                          "several labels comma-separated, or a number for regression)")
 
 
 def _output_args(p) -> None:
@@ -243,6 +249,11 @@ def _read(args, path: str, role: str, vocabulary=None) -> Corpus:
         kwargs["vocab_path"] = args.vocab
     if fmt == "reuters" or (fmt == "ldac" and is_collection(path)):
         kwargs["subset"] = role if role in ("train", "test") else "test"
+    if fmt in ("csv", "tsv", "jsonl"):
+        kwargs.update(text_column=args.text_column, label_column=args.label_column)
+    elif args.text_column != "text" or args.label_column:
+        raise CLIError(f"{path}: --text-column and --label-column are for tables (csv, tsv, jsonl), "
+                       f"and this is {fmt} data")
     corpus = read_corpus(path, format=fmt, vocabulary=vocabulary, **kwargs)
     if corpus.n_empty_skipped:
         _warn(args, f"{path}: skipped {corpus.n_empty_skipped} empty documents")

@@ -7,6 +7,7 @@ Formats:
   file. Words are tokens, or integer ids when every word in the file is an integer (svmlight).
 * lda-c with a response: ``N_TERMS SCORE id:count ...`` plus an optional vocabulary file.
 * folder: one sub-folder per label, one text file per document, as a directory or a tar archive.
+* csv, tsv, jsonl: tables of raw texts, one document per row (``medlda.tables``).
 
 Given the training ``vocabulary``, a file is read against it: unknown words are dropped and
 counted (``n_oov_dropped``), and documents left without words are skipped and counted
@@ -420,6 +421,8 @@ def read_corpus(
     vocabulary: Sequence[str] | np.ndarray | None = None,
     vocab_path: PathLike | None = None,
     vectorizer: CountVectorizer | None = None,
+    text_column: str = "text",
+    label_column: str | None = None,
 ) -> Corpus:
     """Read a corpus in any supported format (``format="auto"`` guesses it from the path and first line).
 
@@ -427,20 +430,31 @@ def read_corpus(
     folder or tar archive of lda-c files (``voc.dat`` and one ``*train*.dat`` / ``*test*.dat``
     each, like the hotel reviews) gives its ``subset`` half. ``reuters`` is Reuters-21578's SGML
     files (folder or archive): the ModApte ``subset``, labels restricted to the 90 categories.
-    Folder and Reuters texts go through ``vectorizer`` (default :func:`medlda.text.make_vectorizer`).
+    ``csv``, ``tsv`` and ``jsonl`` are tables of raw texts (:mod:`medlda.tables`), one document per
+    row: its text in ``text_column``, its labels in ``label_column`` (default: 'label' if present).
+    Folder, table and Reuters texts go through ``vectorizer`` (default
+    :func:`medlda.text.make_vectorizer`; news headers are stripped from folder and Reuters texts).
     """
+    from .tables import TABLE_FORMATS, read_table
+
     path = _existing(path)
     if format == "auto":
         format = guess_format(path)
     if format not in FORMATS:
         raise ValueError(f"format must be 'auto' or one of {', '.join(map(repr, FORMATS))}, not {format!r}")
     collection = format == "reuters" or (format == "ldac" and is_collection(path))
-    if format != "folder" and (categories is not None or (vectorizer is not None and format != "reuters")
+    if format != "folder" and (categories is not None
+                               or (vectorizer is not None and format not in ("reuters", *TABLE_FORMATS))
                                or (subset is not None and not collection)):
         raise ValueError("subset, categories and vectorizer apply only to folder corpora (subset also "
-                         "to Reuters and lda-c collections, vectorizer to Reuters)")
+                         "to Reuters and lda-c collections, vectorizer to Reuters and tables)")
     if format != "ldac" and vocab_path is not None:
         raise ValueError("vocab_path applies only to lda-c files")
+    if format not in TABLE_FORMATS and (text_column != "text" or label_column is not None):
+        raise ValueError("text_column and label_column apply only to tables (csv, tsv, jsonl)")
+    if format in TABLE_FORMATS:
+        texts, labels, names = read_table(path, format, text_column, label_column)
+        return _texts_to_corpus(texts, labels, names, path, vocabulary, vectorizer, news=False)
     if format == "bow":
         return read_bow(path, vocabulary)
     if format == "reuters":
@@ -454,7 +468,7 @@ def read_corpus(
     return _read_folder_corpus(path, subset, categories, vocabulary, vectorizer)
 
 
-FORMATS = ("bow", "ldac", "folder", "reuters")
+FORMATS = ("bow", "ldac", "folder", "reuters", "csv", "tsv", "jsonl")
 
 
 def _read_reuters_corpus(path: Path, subset: str, vocabulary, vectorizer) -> Corpus:
@@ -530,17 +544,23 @@ def _texts_to_corpus(texts, labels, names, path: Path, vocabulary, vectorizer, n
 
     from .text import count_oov_tokens, make_vectorizer
 
+    rules = ""
     if vectorizer is None:
         vectorizer = make_vectorizer(news=news, vocabulary=vocabulary)
+        rules = " (words of 3+ letters in at least 3 documents, stop words removed)"
     else:
         vectorizer = clone(vectorizer)
         if vocabulary is not None:
             vectorizer.set_params(vocabulary=[str(w) for w in vocabulary])
-    X = vectorizer.fit_transform(texts).tocsr()
+    try:
+        X = vectorizer.fit_transform(texts).tocsr()
+    except ValueError as err:  # scikit-learn's words for an empty vocabulary, without the file
+        raise InputFormatError(str(path), None, f"no words left in its {len(texts)} documents after "
+                                                f"preprocessing{rules}: {err}") from None
     n_oov = 0 if vocabulary is None else count_oov_tokens(vectorizer, texts, X)
     keep = np.flatnonzero(np.asarray(X.sum(axis=1)).ravel() > 0)
     corpus = Corpus.from_sparse(X[keep], vectorizer.get_feature_names_out(),
-                                labels=[labels[d] for d in keep], source=str(path))
+                                labels=None if labels is None else [labels[d] for d in keep], source=str(path))
     corpus.n_empty_skipped = len(texts) - keep.size
     corpus.n_oov_dropped = n_oov
     corpus.doc_names = [names[d] for d in keep]
@@ -571,8 +591,13 @@ def folder_splits(path: PathLike) -> list[str]:
 def guess_format(path: PathLike) -> str:
     """The format ``read_corpus`` would pick: for a directory or tar archive reuters (``reut2-NNN.sgm``
     files), ldac (a ``voc.dat`` and ``.dat`` files), else folder; for a file ldac (first data line
-    ``N SCORE id:count ...`` with N pairs), else bow."""
+    ``N SCORE id:count ...`` with N pairs), else bow; a file ending in .csv, .tsv (.tab) or .jsonl
+    (.ndjson) is that table."""
+    from .tables import table_format
+
     path = Path(path)
+    if path.is_file() and table_format(path):
+        return table_format(path)
     if is_collection(path):
         names = [PurePosixPath(n).name for n in _collection_files(path)]
         from .reuters import SGML_NAME
