@@ -1,0 +1,119 @@
+"""What the commands share: reading data and saved models, the error type they raise, warnings."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+from ..corpus import NPY_META, Corpus
+from ..exceptions import MedLDAError
+
+
+class CLIError(MedLDAError):
+    """A problem with the command line's inputs, reported without a traceback."""
+
+
+def show_progress(args) -> bool:
+    return not (args.quiet or args.json) and sys.stderr.isatty()
+
+
+def read_data(args, path: str, role: str, vocabulary=None) -> Corpus:
+    from ..readers import folder_splits, guess_format, is_collection, read_corpus
+
+    if os.path.isfile(os.path.join(path, NPY_META)):
+        return _read_npy(path, vocabulary)
+    fmt = args.format if args.format != "auto" else guess_format(path)
+    kwargs = {}
+    if fmt == "folder":
+        kwargs["subset"] = role if role in folder_splits(path) else None
+        if args.categories:
+            kwargs["categories"] = [c.strip() for c in args.categories.split(",") if c.strip()]
+    if fmt == "ldac" and args.vocab:
+        kwargs["vocab_path"] = args.vocab
+    if fmt == "reuters" or (fmt == "ldac" and is_collection(path)):
+        kwargs["subset"] = role if role in ("train", "test") else "test"
+    if fmt in ("csv", "tsv", "jsonl"):
+        kwargs.update(text_column=args.text_column, label_column=args.label_column)
+    elif args.text_column != "text" or args.label_column:
+        raise CLIError(f"{path}: --text-column and --label-column are for tables (csv, tsv, jsonl), "
+                       f"and this is {fmt} data")
+    corpus = read_corpus(path, format=fmt, vocabulary=vocabulary, **kwargs)
+    if corpus.n_empty_skipped:
+        warn(args, f"{path}: skipped {corpus.n_empty_skipped} empty documents")
+    if corpus.n_oov_dropped:
+        warn(args, f"{path}: dropped {corpus.n_oov_dropped} out-of-vocabulary tokens")
+    if corpus.n_docs == 0:
+        hint = (f" (all {corpus.n_oov_dropped} tokens are words the model or training data does not know)"
+                if corpus.n_oov_dropped else "")
+        raise CLIError(f"{path}: no non-empty documents{hint}")
+    return corpus
+
+
+def _read_npy(path: str, vocabulary=None) -> Corpus:
+    """A corpus folder written by Corpus.save_npy, its token arrays memory-mapped."""
+    corpus = Corpus.load(path, mmap=True)
+    if vocabulary is not None and not np.array_equal(corpus.vocabulary, vocabulary):
+        raise CLIError(f"{path}: its vocabulary is not the training data's (save both with one vocabulary)")
+    if corpus.n_docs == 0:
+        raise CLIError(f"{path}: no non-empty documents")
+    return corpus
+
+
+def check_seen(y_test: np.ndarray, classes: np.ndarray, path: str) -> None:
+    known = set(classes.tolist())
+    unseen = sorted({str(v) for v in y_test.tolist() if v not in known})
+    if unseen:
+        raise CLIError(f"{path}: test labels {', '.join(unseen)} do not occur in the training data "
+                       f"(training labels: {', '.join(map(str, classes.tolist()))})")
+
+
+def load_with_jobs(args):
+    """The saved model of --model, with --n-jobs (if given) overriding its n_jobs."""
+    from ..persistence import load_model
+
+    model = load_model(args.model)
+    if args.n_jobs is not None:
+        if args.n_jobs == 0:
+            raise CLIError("--n-jobs must be a non-zero integer")
+        model.set_params(n_jobs=args.n_jobs)
+    return model
+
+
+def model_vocabulary(model) -> np.ndarray:
+    """The words a saved model knows (word ids as text when it was fitted on a matrix)."""
+    if model.vocabulary_ is not None:
+        return model.vocabulary_
+    return np.array([str(v) for v in range(model.n_features_in_)])
+
+
+def model_task(model) -> str:
+    return ("regression" if hasattr(model, "y_mean_") else
+            "multilabel" if getattr(model, "multilabel_", False) else "classification")
+
+
+def model_targets(model, corpus: Corpus, path: str):
+    """The labels (or responses) of ``corpus`` in the form ``model`` predicts them."""
+    from ..tasks import targets
+
+    task = model_task(model)
+    if task == "multilabel":
+        return targets(corpus, task, names=np.asarray(model.classes_, dtype=str))
+    y = targets(corpus, task)
+    if task == "classification":
+        check_seen(y, model.classes_, path)
+    return y
+
+
+def warn(args, message: str) -> None:
+    """A warning on stderr, unless --quiet or --json asked for silence."""
+    if not (getattr(args, "quiet", False) or getattr(args, "json", False)):
+        print(f"medlda: warning: {message}", file=sys.stderr)
+
+
+def coherence_of(model, docs: Corpus, measure: str, n_words: int) -> np.ndarray:
+    """Each topic's coherence (``model.coherence``) of its top ``n_words`` in ``docs``."""
+    if n_words < 2:
+        raise CLIError("coherence needs --top-words of at least 2")
+    return model.coherence(docs, measure, n_words)

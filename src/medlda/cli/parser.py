@@ -1,0 +1,201 @@
+"""The command line's arguments: one sub-command per job."""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import __version__
+from ..samplers import ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, SAMPLERS
+from .predict import cmd_predict, cmd_transform
+from .show import PLOT_KINDS, cmd_info, cmd_plot, cmd_topics
+from .train import cmd_demo, cmd_train
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="medlda", description="Supervised topic models (MedLDA, LightMedLDA).")
+    p.add_argument("--version", action="version", version=f"medlda {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    t = sub.add_parser("train", help="train a model; evaluate on --test if given")
+    _data_args(t, "--train", required=True, help="training data: bag-of-words or lda-c file, a folder "
+               "with one sub-folder per label, or a .tar.gz of such folders")
+    t.add_argument("--test", help="test data in the same form (an archive with -train/-test folders "
+                   "gives its test half)")
+    t.add_argument("--topics", type=int, default=20, help="number of topics K (default 20)")
+    t.add_argument("--iters", type=int, default=50, help="training iterations (default 50)")
+    t.add_argument("--sampler", choices=SAMPLERS, default="gibbs",
+                   help="gibbs (exact), light (LightMedLDA) or blocked (blocked Gibbs, with --unsupervised)")
+    t.add_argument("--block-simulation", choices=["nested", "backward"], default="nested",
+                   help="blocked sampler: how a block's topic counts are drawn (default nested)")
+    t.add_argument("--trace", metavar="FILE",
+                   help="write the per-iteration trace (iteration, sampling seconds, log joint; with "
+                        "--unsupervised and --test also held-out perplexity) to FILE as JSON")
+    t.add_argument("--trace-every", type=int, default=1, metavar="N",
+                   help="measure the trace every N iterations (default 1)")
+    t.add_argument("--seed", type=int, default=None, help="random seed (same seed, same model)")
+    t.add_argument("--light-variant", choices=LIGHT_VARIANTS, default="collapsed",
+                   help="light sampler: 'partial' (exact, phi drawn) or 'collapsed' (the papers')")
+    t.add_argument("--phi-every", type=int, default=1, metavar="N",
+                   help="light partial: draw phi every N iterations (still exact; default 1)")
+    t.add_argument("--proposal", choices=list(PROPOSAL_MODES), default="mixture",
+                   help="light sampler's MH proposals (see MedLDAClassifier's proposal)")
+    t.add_argument("--n-mh", type=int, default=6, help="MH steps per token (light)")
+    t.add_argument("--eta-draw", choices=list(ETA_DRAWS), default="auto",
+                   help="how light draws eta: exactly, by coordinate Gibbs sweeps, or exactly where cheap (auto)")
+    t.add_argument("--alpha-sum", type=float, default=6.4)
+    t.add_argument("--beta", type=float, default=0.01)
+    t.add_argument("--c", type=float, default=None,
+                   help="regularization constant c (default: hinge 1.6, logistic 25 binary / 204.8 "
+                        "several tasks, regression 4)")
+    t.add_argument("--task", choices=["auto", "classification", "multilabel", "regression"], default="auto",
+                   help="auto: multi-label if a document has zero or several labels, regression if the "
+                        "labels are numbers not all integers, else classification")
+    t.add_argument("--loss", choices=["hinge", "logistic", "epsilon", "squared"], default=None,
+                   help="hinge or logistic (classification, default hinge); epsilon or squared "
+                        "(regression, default epsilon)")
+    t.add_argument("--strategy", choices=["multitask", "ovr"], default="multitask",
+                   help="several classes or labels: shared topics, or one binary model each (ovr)")
+    t.add_argument("--n-jobs", type=int, default=1,
+                   help="cores: light sampler threads, or one-vs-rest processes (default 1; -1 all cores)")
+    t.add_argument("--epsilon", type=float, default=1e-3, help="epsilon-insensitive loss width (default 1e-3)")
+    t.add_argument("--margin", type=float, default=None,
+                   help="hinge margin l (default: 164 for two classes, 64 for more, as in the papers)")
+    t.add_argument("--sigma2", type=float, default=1.0, help="prior variance of eta (default 1)")
+    t.add_argument("--positive-cost", type=float, default=None, metavar="R",
+                   help="classification: c times R on each task's positive documents, for rare labels "
+                        "(default: 1, the papers' loss, for one label per document; 4 for multi-label)")
+    t.add_argument("--infer-burn", type=int, default=None, metavar="N",
+                   help="sweeps over a test document's topics before averaging (default 100)")
+    t.add_argument("--infer-avg", type=int, default=None, metavar="N",
+                   help="sweeps whose topic conditionals are averaged for a test document (default 200)")
+    t.add_argument("--unsupervised", action="store_true", help="plain LDA: ignore labels")
+    t.add_argument("--out", help="save the fitted model to this file")
+    t.add_argument("--checkpoint", help="checkpoint file: the whole sampler state (npz + JSON), "
+                   "replaced atomically every --checkpoint-every iterations")
+    t.add_argument("--checkpoint-every", type=int, default=0, metavar="N",
+                   help="write a checkpoint every N iterations (default 0: never)")
+    t.add_argument("--resume", action="store_true",
+                   help="go on from --checkpoint if it exists (same data and settings)")
+    t.add_argument("--backend", choices=["local", "ray"], default="local",
+                   help="train in this process, or data-parallel on a Ray cluster (medlda[ray])")
+    t.add_argument("--address", help="Ray cluster address (default: start or join a local one)")
+    t.add_argument("--workers", type=int, default=2, help="Ray workers, one document shard each (default 2)")
+    t.add_argument("--top-words", type=_positive_int, default=10)
+    _output_args(t)
+    t.set_defaults(func=cmd_train)
+
+    r = sub.add_parser("predict", help="predict labels of documents with a saved model")
+    r.add_argument("--model", required=True)
+    _data_args(r, "--input", required=True, help="documents to label")
+    r.add_argument("--out", help="write one predicted label per line to this file")
+    r.add_argument("--proba", action="store_true",
+                   help="also each class's probability (logistic loss): tab-separated lines under a header "
+                        "'label<TAB>class ...'; in --json, 'proba' and 'classes'")
+    r.add_argument("--explain", type=int, default=0, metavar="N",
+                   help="also the N topics that weigh most in each prediction (topic:contribution, the "
+                        "topic's part of the margin over the runner-up class, of each predicted label's score, "
+                        "or of the response); in --json, 'explanations' with each topic's words")
+    r.add_argument("--n-jobs", type=int, default=None,
+                   help="cores for inference (default: the model's n_jobs; -1 all cores); same "
+                        "predictions on any number")
+    _output_args(r)
+    r.set_defaults(func=cmd_predict)
+
+    f = sub.add_parser("transform", help="each document's topic proportions under a saved model")
+    f.add_argument("--model", required=True)
+    _data_args(f, "--input", required=True, help="documents whose topics to infer")
+    f.add_argument("--out", help="write the proportions to this file: tab-separated text under a header "
+                                 "of topic ids, or a NumPy array if it ends in .npy")
+    f.add_argument("--top", type=_positive_int, default=None, metavar="N",
+                   help="only each document's N largest proportions, as topic:proportion pairs")
+    f.add_argument("--n-jobs", type=int, default=None,
+                   help="cores for inference (default: the model's n_jobs; -1 all cores); same "
+                        "proportions on any number")
+    _output_args(f)
+    f.set_defaults(func=cmd_transform)
+
+    i = sub.add_parser("info", help="what a saved model is: estimator, task, sizes, training and parameters")
+    i.add_argument("--model", required=True)
+    i.add_argument("--json", action="store_true")
+    i.set_defaults(func=cmd_info)
+
+    s = sub.add_parser("topics", help="top words per topic and, for a supervised model, per class")
+    s.add_argument("--model", required=True)
+    s.add_argument("--top-words", type=_positive_int, default=10)
+    s.add_argument("--class-topics", type=_positive_int, default=3, help="topics listed per class")
+    _data_args(s, "--coherence", required=False,
+               help="documents in which to score each topic's coherence (its --top-words occurring together)")
+    s.add_argument("--measure", choices=["npmi", "umass"], default="npmi",
+                   help="coherence measure: npmi (in [-1, 1]; held-out documents) or umass (training documents)")
+    s.add_argument("--split", choices=["train", "test"], default="test",
+                   help="--coherence data holding both splits (20 Newsgroups, Reuters): the part to use (default test)")
+    s.add_argument("--sort", choices=["id", "share", "coherence"], default="id",
+                   help="list topics by id, by share of the training tokens, or by coherence (needs --coherence)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_topics)
+
+    g = sub.add_parser("plot", help="draw a saved model's training curves, topics, topics per class, "
+                                    "a map of documents, or its errors on labeled data (needs matplotlib)")
+    g.add_argument("--model", required=True)
+    g.add_argument("--kind", required=True, choices=PLOT_KINDS,
+                   help="trace: training curves; topics: top words per topic; class-topics: the topics "
+                        "that weigh most per class; map: documents of --input by their topics (t-SNE); "
+                        "confusion: confusion matrix on --input; predictions: predicted against true "
+                        "responses on --input (regression); explain: the topics behind the prediction for "
+                        "document --doc of --input")
+    g.add_argument("--out", required=True, help="figure file; the format follows its suffix (png, pdf, svg)")
+    g.add_argument("--dpi", type=int, default=150, help="resolution of raster formats (default 150)")
+    _data_args(g, "--input", required=False, help="documents for map, confusion and predictions")
+    g.add_argument("--x", choices=["iteration", "seconds"], default="iteration", help="trace: x axis")
+    g.add_argument("--topic-ids", help="topics: comma-separated topic ids (default: the first 12)")
+    g.add_argument("--top-words", type=_positive_int, default=None,
+                   help="words per topic (default 10; 5 for class-topics)")
+    g.add_argument("--class-topics", type=_positive_int, default=3, help="class-topics: topics per class")
+    g.add_argument("--doc", type=int, default=0,
+                   help="explain: which document of --input, from 0, empty ones skipped: the line of predict's "
+                        "output (default 0)")
+    g.add_argument("--label", help="explain: a class whose score to split (multi-label models need one)")
+    g.add_argument("--n-topics", type=_positive_int, default=8, help="explain: topics shown (default 8)")
+    g.add_argument("--method", choices=["tsne", "pca"], default="tsne", help="map: the 2-d embedding")
+    g.add_argument("--seed", type=int, default=0, help="map: the embedding's random seed")
+    g.add_argument("--n-jobs", type=int, default=None, help="cores for inference of --input documents")
+    g.set_defaults(func=cmd_plot)
+
+    d = sub.add_parser("demo", help="train and evaluate on data drawn from the model itself")
+    d.add_argument("--docs", type=int, default=2000)
+    d.add_argument("--topics", type=int, default=10)
+    d.add_argument("--iters", type=int, default=100)
+    d.add_argument("--sampler", choices=[s for s in SAMPLERS if s != "blocked"], default="gibbs")
+    d.add_argument("--seed", type=int, default=0)
+    _output_args(d)
+    d.set_defaults(func=cmd_demo)
+    return p
+
+
+def _positive_int(text: str) -> int:
+    """argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _data_args(p, flag: str, required: bool, help: str) -> None:
+    p.add_argument(flag, required=required, help=help)
+    p.add_argument("--format", choices=["auto", "bow", "ldac", "folder", "csv", "tsv", "jsonl"], default="auto",
+                   help="data format (default: guessed from the name and first line; .csv, .tsv and .jsonl "
+                        "files are tables of raw texts, one document per row)")
+    p.add_argument("--vocab", help="vocabulary file for lda-c data (lines 'id word' or one word a line)")
+    p.add_argument("--categories", help="comma-separated labels to keep (folder data)")
+    p.add_argument("--text-column", default="text", help="tables: the column holding each document's text "
+                                                          "(default 'text')")
+    p.add_argument("--label-column", help="tables: the column holding its labels (default 'label' if present; "
+                                          "several labels comma-separated, or a number for regression)")
+
+
+def _output_args(p) -> None:
+    p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or report")

@@ -1,0 +1,143 @@
+"""medlda predict and medlda transform: labels, probabilities, explanations and topic proportions of new documents."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+
+from ..atomic import atomic_write, check_writable
+from .common import CLIError, load_with_jobs, model_targets, model_task, model_vocabulary, read_data
+
+
+def cmd_predict(args) -> int:
+    from ..readers import write_lines
+
+    model = load_with_jobs(args)
+    if not hasattr(model, "predict"):
+        raise CLIError(f"{args.model}: an unsupervised LDA model cannot predict labels")
+    if args.proba and not hasattr(model, "predict_proba"):
+        raise CLIError(f"{args.model}: --proba needs a classifier with a probabilistic loss (logistic); "
+                       f"this model uses loss={getattr(model, 'loss', None)!r}")
+    task = model_task(model)
+    if args.out:
+        check_writable(args.out)
+    if args.explain < 0:
+        raise CLIError("--explain must be a number of topics, 0 or more")
+    corpus = read_data(args, args.input, "test", vocabulary=model_vocabulary(model))
+    zbar = model.transform(corpus)  # one inference for labels, probabilities and explanations
+    if hasattr(model, "classes_"):
+        omega = model._decision_from(zbar)
+        pred = model._labels_from(omega)
+        proba = model._proba_from(omega) if args.proba else None
+    else:
+        pred, proba = model._predict_from(zbar), None
+    explained = _explanations(model, zbar, pred, args.explain, task) if args.explain else None
+    result = {"n_docs": corpus.n_docs, "empty_skipped": corpus.n_empty_skipped, "oov_dropped": corpus.n_oov_dropped}
+    if corpus.labels is not None:
+        from ..tasks import measures
+        result.update(measures(task, model_targets(model, corpus, args.input), pred))
+    if task == "multilabel":  # one line per document: its predicted labels, comma-separated
+        pred = np.array([",".join(str(c) for c, on in zip(model.classes_, row) if on) for row in pred])
+    labels = [str(p) for p in pred.tolist()]
+    lines = labels
+    names = [str(c) for c in model.classes_] if proba is not None else []
+    if proba is not None or explained is not None:  # tab-separated columns under a header
+        rows = [[label] for label in labels]
+        if proba is not None:
+            for row, p in zip(rows, proba):
+                row.extend(f"{v:.6g}" for v in p)
+        if explained is not None:
+            for row, cell in zip(rows, explained[0]):
+                row.append(cell)
+        header = ["label", *names] + (["topic:contribution"] if explained is not None else [])
+        lines = ["\t".join(header)] + ["\t".join(row) for row in rows]
+    if args.out:
+        write_lines(args.out, lines)
+        result["predictions"] = args.out
+    if args.json:
+        if not args.out:
+            result["labels"] = labels
+            if proba is not None:
+                result["classes"] = names
+                result["proba"] = proba.tolist()
+            if explained is not None:
+                result["explanations"] = explained[1]
+        print(json.dumps(result))
+    else:
+        if not args.out:
+            print("\n".join(lines))
+        for key in ("accuracy", "f1_micro", "f1_macro", "r2"):
+            if key in result:
+                print(f"{key}: {result[key]:.4f}", file=sys.stderr)
+    return 0
+
+
+def cmd_transform(args) -> int:
+    """Infer each document's topic proportions (the model's ``transform``: LDA's theta, a
+    supervised model's zbar, the features its classifier reads) and write or print them."""
+    from ..reports import proportion_lines
+
+    model = load_with_jobs(args)
+    as_npy = bool(args.out) and args.out.endswith(".npy")
+    if as_npy and args.top:
+        raise CLIError("--top writes topic:proportion text; give --out a name not ending in .npy")
+    if args.out:
+        check_writable(args.out)
+    corpus = read_data(args, args.input, "test", vocabulary=model_vocabulary(model))
+    theta = model.transform(corpus)
+    result = {"n_docs": corpus.n_docs, "n_topics": theta.shape[1], "empty_skipped": corpus.n_empty_skipped,
+              "oov_dropped": corpus.n_oov_dropped}
+    lines = None if as_npy else proportion_lines(theta, args.top)
+    if args.out:
+        if as_npy:
+            atomic_write(args.out, lambda f: np.save(f, theta))
+        else:
+            from ..readers import write_lines
+            write_lines(args.out, lines)
+        result["proportions"] = args.out
+    if args.json:
+        if not args.out:
+            result["proportions"] = theta.tolist() if args.top is None else _top_records(theta, args.top)
+        print(json.dumps(result))
+    elif not args.out:
+        print("\n".join(lines))
+    return 0
+
+
+def _top_records(theta: np.ndarray, n: int) -> list[list[dict]]:
+    """Each document's ``n`` largest proportions as [{"topic": k, "proportion": p}, ...]."""
+    from ..explain import top_topics
+
+    return [[{"topic": int(k), "proportion": float(v)} for k, v in zip(ids, values)]
+            for ids, values in zip(*top_topics(theta, n))]
+
+
+def _explanations(model, zbar: np.ndarray, pred: np.ndarray, n: int, task: str) -> tuple[list[str], list]:
+    """Each document's ``n`` explaining topics (``medlda.explain``) as a text cell and as JSON:
+    those that push toward its prediction (a regression: the largest either way); for a
+    multi-label model, toward each label it predicts, as ``label: topic:contribution ...; ...``
+    and a {label: records} object."""
+    from ..explain import top_topics
+    from ..reports import explanation_cell, explanation_json
+
+    words = model.top_words(5)  # once: a sort of every topic's words
+
+    def explained(ids, values, signed: bool):
+        for i, v in zip(ids, values):
+            keep = slice(None) if signed else v > 0  # a topic that pushes against a label is no reason for it
+            yield explanation_cell(i[keep], v[keep]), explanation_json(words, i[keep], v[keep])
+
+    if task != "multilabel":
+        ids, values = top_topics(model._contributions_from(zbar), n, absolute=task == "regression")
+        pairs = list(explained(ids, values, task == "regression"))
+        return [cell for cell, _ in pairs], [record for _, record in pairs]
+    cells, records = [[] for _ in pred], [{} for _ in pred]
+    for t, label in enumerate(model.classes_):
+        on = np.flatnonzero(pred[:, t])
+        if on.size:
+            for d, (cell, record) in zip(on, explained(*top_topics(model._contributions_from(zbar[on], t), n), False)):
+                cells[d].append(f"{label}: {cell}")
+                records[d][str(label)] = record
+    return ["; ".join(c) for c in cells], records

@@ -1,0 +1,110 @@
+"""medlda info, topics and plot: what a saved model is and holds."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+
+from ..atomic import check_writable
+from .common import CLIError, coherence_of, load_with_jobs, model_targets, model_vocabulary, read_data
+
+
+PLOT_KINDS = ["trace", "topics", "class-topics", "map", "confusion", "predictions", "explain"]
+
+
+def cmd_info(args) -> int:
+    from ..persistence import load_model, read_metadata
+    from ..reports import model_summary, summary_lines
+
+    summary = {"model": args.model, **model_summary(load_model(args.model), read_metadata(args.model))}
+    print(json.dumps(summary) if args.json else "\n".join(summary_lines(summary)))
+    return 0
+
+
+def cmd_topics(args) -> int:
+    from ..persistence import load_model
+    from ..reports import class_topic_lines, coherence_json, topic_lines, topic_order, topics_json
+
+    model = load_model(args.model)
+    if args.sort == "coherence" and not args.coherence:
+        raise CLIError("--sort coherence needs --coherence DATA, the documents to score the topics in")
+    coherence = None
+    if args.coherence:
+        docs = read_data(args, args.coherence, args.split, vocabulary=model_vocabulary(model))
+        coherence = (args.measure, coherence_of(model, docs, args.measure, args.top_words))
+    if args.json:
+        result = topics_json(model, args.top_words, args.class_topics)
+        if coherence is not None:
+            result.update(coherence_json(*coherence))
+        print(json.dumps(result))
+        return 0
+    order = topic_order(model, args.sort, None if coherence is None else coherence[1])
+    print("\n".join(topic_lines(model, args.top_words, coherence, order)))
+    if coherence is not None:
+        mean = coherence_json(*coherence)["coherence_mean"]
+        print(f"mean {args.measure} coherence of the top {args.top_words} words in {args.coherence}: "
+              + ("undefined" if mean is None else f"{mean:+.4f}"))
+    if hasattr(model, "eta_samples_"):
+        print("\ntopics that weigh most for each class:")
+        print("\n".join(class_topic_lines(model, args.class_topics, args.top_words)))
+    return 0
+
+
+def cmd_plot(args) -> int:
+    """Draw one figure of a saved model and write it atomically to --out."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise CLIError("plots need matplotlib: pip install 'medlda[plots]'") from None
+    matplotlib.use("Agg")  # files only: no display needed
+    from .. import plots
+
+    model = load_with_jobs(args)
+    check_writable(args.out)
+    plots.figure_format(args.out)
+    data_kinds = ("map", "confusion", "predictions", "explain")
+    if args.kind in data_kinds and not args.input:
+        raise CLIError(f"--kind {args.kind} needs --input documents")
+    if args.kind not in data_kinds and args.input:
+        raise CLIError(f"--kind {args.kind} draws the model alone; --input is for {', '.join(data_kinds)}")
+    if args.dpi <= 0:
+        raise CLIError(f"--dpi must be positive, got {args.dpi}")
+    if args.kind == "trace":
+        fig = plots.plot_trace(model, x=args.x)
+    elif args.kind == "topics":
+        ids = None
+        if args.topic_ids:
+            ids = [_int_id(t, "--topic-ids") for t in args.topic_ids.split(",") if t.strip()]
+        fig = plots.plot_topics(model, ids, n_words=args.top_words or 10)
+    elif args.kind == "class-topics":
+        fig = plots.plot_class_topics(model, args.class_topics, n_words=args.top_words or 5)
+    elif args.kind == "explain":
+        corpus = read_data(args, args.input, "test", vocabulary=model_vocabulary(model))
+        fig = plots.plot_explanation(model, corpus, args.doc, args.n_topics, n_words=args.top_words or 5,
+                                     label=args.label)
+    else:
+        corpus = read_data(args, args.input, "test", vocabulary=model_vocabulary(model))
+        y = None
+        if corpus.labels is not None and hasattr(model, "predict"):
+            y = model_targets(model, corpus, args.input)
+        if args.kind == "map":
+            fig = plots.plot_topic_map(model, corpus, None if y is None or np.ndim(y) != 1 else y,
+                                       method=args.method, random_state=args.seed, n_jobs=args.n_jobs)
+        elif y is None:
+            raise CLIError(f"{args.input}: --kind {args.kind} needs labeled documents and a supervised model")
+        elif args.kind == "confusion":
+            fig = plots.plot_confusion(model, corpus, y)
+        else:
+            fig = plots.plot_predictions(model, corpus, y)
+    plots.save_figure(fig, args.out, dpi=args.dpi)
+    print(f"figure written to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _int_id(text: str, flag: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise CLIError(f"{flag}: {text!r} is not a topic id") from None

@@ -1,0 +1,197 @@
+"""medlda train and medlda demo: fit a model, evaluate it, report."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from ..atomic import atomic_write_text, check_writable
+from ..corpus import Corpus
+from .common import CLIError, check_seen, coherence_of, read_data, show_progress, warn
+
+
+def cmd_train(args) -> int:
+    from ..estimators import LDA
+    from ..reports import coherence_json
+
+    if args.sampler == "blocked" and not args.unsupervised:
+        raise CLIError("--sampler blocked is for plain LDA: add --unsupervised")
+    for path in (args.out, args.trace, args.checkpoint):  # before training, not after it
+        if path:
+            check_writable(path)
+    train = read_data(args, args.train, "train")
+    test = read_data(args, args.test, "test", vocabulary=train.vocabulary) if args.test else None
+    common = dict(alpha_sum=args.alpha_sum, beta=args.beta, n_iter=args.iters, sampler=args.sampler,
+                  trace=bool(args.trace),
+                  light_variant=args.light_variant, phi_every=args.phi_every, proposal=args.proposal,
+                  n_mh=args.n_mh, n_jobs=args.n_jobs, random_state=args.seed, verbose=int(show_progress(args)),
+                  checkpoint_every=args.checkpoint_every, checkpoint_path=args.checkpoint,
+                  resume=args.resume, backend=args.backend, n_workers=args.workers,
+                  ray_address=args.address)
+    common.update({name: value for name, value in (("n_infer_burn", args.infer_burn), ("n_infer_avg", args.infer_avg))
+                   if value is not None})
+    if args.resume and args.checkpoint and not os.path.exists(args.checkpoint):
+        warn(args, f"{args.checkpoint}: no checkpoint yet, starting from the first iteration")
+    if args.unsupervised:
+        model = LDA(args.topics, block_simulation=args.block_simulation, trace_every=args.trace_every,
+                    **common).fit(train, heldout=test if args.trace else None)
+    else:
+        model, task, y_test = _fit_supervised(args, train, test, common)
+    result = _train_summary(model, train, args)
+    result.update({k: model.fit_stats_[k] for k in ("backend", "n_workers", "resumed_from_iteration")
+                   if k in model.fit_stats_})
+    if test is not None:
+        result["n_test_docs"] = test.n_docs
+        result["test_empty_skipped"] = test.n_empty_skipped
+        result["test_oov_dropped"] = test.n_oov_dropped
+        npmi = coherence_json("npmi", coherence_of(model, test, "npmi", 10))["coherence_mean"]
+        if npmi is not None:  # the mean NPMI of each topic's top 10 words in the test documents
+            result["coherence_npmi"] = npmi
+        if args.unsupervised:
+            result["perplexity"] = model.perplexity(test)
+        else:
+            from ..tasks import measures
+            result.update(measures(task, y_test, model.predict(test)))
+    if args.out:
+        model.save(args.out)
+        result["model"] = args.out
+    if args.trace:
+        atomic_write_text(args.trace, json.dumps(model.trace_, indent=1) + "\n")
+        result["trace"] = args.trace
+    _report(model, result, args)
+    return 0
+
+
+def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict):
+    """Pick the task from the labels (or --task), build the estimator, fit it; return it, the task
+    and the test targets (None without --test)."""
+    from ..estimators import MedLDAClassifier
+    from ..regression import MedLDARegressor
+    from ..tasks import detect_task, label_matrix, targets
+
+    if train.labels is None:
+        raise CLIError(f"{args.train}: documents carry no labels (use --unsupervised for plain LDA)")
+    task = detect_task(train) if args.task == "auto" else args.task
+    if args.loss is not None and (task == "regression") != (args.loss in ("epsilon", "squared")):
+        raise CLIError(f"--loss {args.loss} does not fit a {task} task (labels of {args.train})")
+    if task == "regression":
+        if args.positive_cost is not None:
+            raise CLIError("--positive-cost is for classification; this is a regression task")
+        c = {} if args.c is None else {"c": args.c}
+        model = MedLDARegressor(args.topics, loss=args.loss or "epsilon", epsilon=args.epsilon,
+                                sigma2=args.sigma2, eta_draw=args.eta_draw, **c, **common)
+    else:
+        margin = "auto" if args.margin is None else args.margin
+        model = MedLDAClassifier(args.topics, c="auto" if args.c is None else args.c, margin=margin,
+                                 sigma2=args.sigma2,
+                                 positive_cost="auto" if args.positive_cost is None else args.positive_cost,
+                                 loss=args.loss or "hinge", strategy=args.strategy, eta_draw=args.eta_draw,
+                                 **common)
+    names = None
+    if task == "multilabel":
+        y, names, _ = label_matrix(train)
+    else:
+        y = targets(train, task)
+    y_test = None
+    if test is not None:
+        if test.labels is None:
+            raise CLIError(f"{args.test}: documents carry no labels")
+        if task == "multilabel":
+            y_test, _, dropped = label_matrix(test, names)
+            if dropped:
+                warn(args, f"{args.test}: ignored {dropped} labels that no training document carries")
+        else:
+            y_test = targets(test, task)
+            if task == "classification":
+                check_seen(y_test, np.unique(y), args.test)
+    model.fit(train, y)
+    if names is not None:
+        model.classes_ = names  # label names instead of column indices
+    return model, task, y_test
+
+
+def _train_summary(model, train: Corpus, args) -> dict:
+    stats = model.fit_stats_
+    result = {
+        "n_topics": model.n_topics, "n_iter": model.n_iter, "sampler": model.sampler,
+        "train_seconds": stats["train_seconds"], "compile_seconds": stats["compile_seconds"],
+        "tokens_per_second": stats["tokens_per_second"], "n_train_docs": train.n_docs,
+        "n_train_tokens": train.n_tokens, "n_words": train.n_words,
+        "train_empty_skipped": train.n_empty_skipped, "log_joint": model.log_joint_,
+    }
+    if hasattr(model, "train_accuracy_"):
+        result["train_accuracy"] = model.train_accuracy_
+    if hasattr(model, "train_score_"):
+        result["train_r2"] = model.train_score_
+    for key in ("loss", "strategy"):
+        if key in model.get_params():
+            result[key] = model.get_params()[key]
+    if "wall_seconds" in stats:
+        result["wall_seconds"] = stats["wall_seconds"]
+    return result
+
+
+def _report(model, result: dict, args) -> None:
+    from ..reports import class_topic_lines, topic_lines, topics_json
+
+    if args.json:
+        result.update(topics_json(model, args.top_words if hasattr(args, "top_words") else 10))
+        print(json.dumps(result))
+        return
+    if args.quiet:
+        for key in ("accuracy", "f1_micro", "f1_macro", "r2", "perplexity"):
+            if key in result:
+                print(f"{key}: {result[key]:.4f}")
+        return
+    print(f"trained {result['n_topics']} topics, {result['n_iter']} iterations ({result['sampler']}) on "
+          f"{result['n_train_docs']} documents, {result['n_train_tokens']} tokens: "
+          f"{result['train_seconds']:.2f} s ({result['tokens_per_second'] / 1e6:.2f}M tokens/s; "
+          f"compile {result['compile_seconds']:.2f} s)")
+    for key in ("train_accuracy", "train_r2", "accuracy", "f1_micro", "f1_macro", "r2", "perplexity", "coherence_npmi"):
+        if key in result:
+            print(f"{key.replace('_', ' ')}: {result[key]:.4f}")
+    print("\ntopics:")
+    print("\n".join(topic_lines(model, getattr(args, "top_words", 10))))
+    if hasattr(model, "eta_samples_"):
+        print("\ntopics that weigh most for each class:")
+        print("\n".join(class_topic_lines(model)))
+    if "model" in result:
+        print(f"\nmodel saved to {result['model']}")
+
+
+def cmd_demo(args) -> int:
+    """Draw a labeled corpus from the model (known topics and classifier), train, evaluate."""
+    from ..estimators import MedLDAClassifier
+    from ..synthetic import make_supervised_corpus
+
+    corpus, truth = make_supervised_corpus(args.docs, args.topics, random_state=args.seed)
+    n_train = int(0.8 * corpus.n_docs)
+    train, test = corpus.subset(np.arange(n_train)), corpus.subset(np.arange(n_train, corpus.n_docs))
+    y = corpus.single_labels()
+    if not (args.quiet or args.json):
+        print(f"demo: {corpus.n_docs} documents drawn from a supervised topic model with "
+              f"{args.topics} topics ({corpus.n_words} words, labels from a known classifier); "
+              f"training on {train.n_docs}, testing on {test.n_docs}")
+    model = MedLDAClassifier(args.topics, c=1.0, margin=1.0, n_iter=args.iters, sampler=args.sampler,
+                             random_state=args.seed, verbose=int(show_progress(args)))
+    model.fit(train, y[:n_train])
+    result = _train_summary(model, train, args)
+    result["accuracy"] = float(model.score(test, y[n_train:]))
+    result["n_test_docs"] = test.n_docs
+    result["topic_recovery_l1"] = _recovery_l1(model.topic_word_, truth.topic_word)
+    if not (args.quiet or args.json):
+        print(f"planted topics recovered: mean L1 distance {result['topic_recovery_l1']:.3f} "
+              "between matched learned and true topics (0 = identical, 2 = disjoint)")
+    _report(model, result, args)
+    return 0
+
+
+def _recovery_l1(learned: np.ndarray, true: np.ndarray) -> float:
+    """Mean L1 distance between learned and true topics after the best one-to-one matching."""
+    from scipy.optimize import linear_sum_assignment
+
+    cost = np.abs(learned[:, None, :] - true[None]).sum(-1)
+    rows, cols = linear_sum_assignment(cost)
+    return float(cost[rows, cols].mean())
