@@ -160,6 +160,8 @@ def test_transform_writes_each_documents_topic_proportions(capsys, tmp_path, bow
         records = json.loads(out)["proportions"]
         assert len(records) == 200 and all(len(r) == 5 for r in records)  # at most K
         assert records[0][0] == {"topic": int(expected[0].argmax()), "proportion": float(expected[0].max())}
+    code, _, err = run(capsys, "predict", "--model", model, "--input", test)  # model: the LDA one
+    assert code == 2 and "cannot predict labels (medlda transform gives" in err
     code, _, err = run(capsys, "transform", "--model", model, "--input", test, "--top", "2", "--out", npy)
     assert code == 2 and "--top writes topic:proportion text" in err
     with pytest.raises(SystemExit):
