@@ -61,7 +61,8 @@ def _csv_rows(fh, path: str, delimiter: str):
                 yield line, dict(zip(header, cells))
             line = reader.line_num + 1
     except csv.Error as err:
-        raise InputFormatError(path, reader.line_num, f"malformed {'CSV' if delimiter == ',' else 'TSV'} ({err})") from None
+        kind = "CSV" if delimiter == "," else "TSV"
+        raise InputFormatError(path, reader.line_num, f"malformed {kind} ({err})") from None
 
 
 def _json_rows(fh, path: str):

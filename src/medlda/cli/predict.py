@@ -16,7 +16,8 @@ def cmd_predict(args) -> int:
 
     model = load_with_jobs(args)
     if not hasattr(model, "predict"):
-        raise CLIError(f"{args.model}: an unsupervised LDA model cannot predict labels (medlda transform gives each document's topic proportions)")
+        raise CLIError(f"{args.model}: an unsupervised LDA model cannot predict labels "
+                       f"(medlda transform gives each document's topic proportions)")
     if args.proba and not hasattr(model, "predict_proba"):
         raise CLIError(f"{args.model}: --proba needs a classifier with a probabilistic loss (logistic); "
                        f"this model uses loss={getattr(model, 'loss', None)!r}")
