@@ -170,3 +170,34 @@ def test_cli_trains_on_a_csv_and_labels_a_jsonl(capsys, tmp_path):
     bow.write_text("a word:1\n")
     code = main(["transform", "--model", str(model), "--input", str(bow), "--text-column", "body"])
     assert code == 2 and "--text-column and --label-column are for tables" in capsys.readouterr().err
+
+
+def test_cli_preprocessing_options_shape_the_vocabulary(capsys, tmp_path):
+    """--min-df, --max-df, --max-words and --stop-words give the vocabulary scikit-learn's
+    CountVectorizer gives with the same settings; counted data refuses them."""
+    train, _ = _ticket_table(tmp_path / "train.csv", 100, 0)
+    rows = list(csv.DictReader(open(train, encoding="utf-8")))
+    texts = [r["body"] for r in rows]
+    stop = tmp_path / "stop.txt"
+    stop.write_text("# ours\n\nKim\n")
+    cases = [([], dict()), (["--min-df", "1", "--stop-words", "none"], dict(min_df=1, stop_words=None)),
+             (["--max-df", "0.5"], dict(max_df=0.5)), (["--max-words", "4"], dict(max_features=4)),
+             (["--stop-words", str(stop)], dict(stop_words=["kim"])), (["--min-df", "0.4"], dict(min_df=0.4))]
+    sizes = set()
+    for flags, settings in cases:
+        model = tmp_path / "m.npz"
+        code = main(["train", "--train", str(train), "--text-column", "body", "--label-column", "queue", "--topics", "3",
+                     "--iters", "2", "--out", str(model), "--quiet", *flags])
+        assert code == 0, capsys.readouterr().err
+        from medlda.persistence import load_model
+        expected = make_vectorizer(news=False, **settings).fit(texts).get_feature_names_out()
+        assert list(load_model(model).vocabulary_) == list(expected), flags
+        sizes.add(len(expected))
+    assert len(sizes) == len(cases)  # every option changed the vocabulary
+    bow = tmp_path / "d.txt"
+    bow.write_text("a word:1\n")
+    code = main(["train", "--train", str(bow), "--unsupervised", "--min-df", "2", "--max-words", "3"])
+    assert code == 2 and "--min-df, --max-words shape how raw text becomes words, and this is bow data" in \
+        capsys.readouterr().err
+    code = main(["train", "--train", str(train), "--text-column", "body", "--stop-words", "nofile.txt"])
+    assert code == 2 and "'nofile.txt' is neither 'english', 'none' nor a file" in capsys.readouterr().err

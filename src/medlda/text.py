@@ -62,17 +62,23 @@ def make_vectorizer(
     min_df: int | float = 3,
     stop_words: str | Sequence[str] | None = "english",
     vocabulary: Sequence[str] | np.ndarray | None = None,
+    max_df: int | float = 1.0,
+    max_features: int | None = None,
 ) -> CountVectorizer:
-    """A CountVectorizer with the standard preprocessing; a given ``vocabulary`` is used as is (no min_df)."""
+    """A CountVectorizer with the standard preprocessing; ``max_df`` drops words in more documents
+    (a fraction, or a count), ``max_features`` keeps the most frequent words. A given
+    ``vocabulary`` is used as is (no document-frequency limits)."""
     if vocabulary is not None:
         vocabulary = [str(w) for w in vocabulary]
-        min_df = 1
+        min_df, max_df, max_features = 1, 1.0, None
     return CountVectorizer(
         preprocessor=news_preprocessor if news else None,
         lowercase=True,
         token_pattern=TOKEN_PATTERN,
         stop_words=stop_words,
         min_df=min_df,
+        max_df=max_df,
+        max_features=max_features,
         vocabulary=vocabulary,
         dtype=np.int64,
     )

@@ -39,6 +39,8 @@ def read_data(args, path: str, role: str, vocabulary=None) -> Corpus:
     elif args.text_column != "text" or args.label_column:
         raise CLIError(f"{path}: --text-column and --label-column are for tables (csv, tsv, jsonl), "
                        f"and this is {fmt} data")
+    if vocabulary is None and role == "train":
+        kwargs.update(_vectorizer_arg(args, path, fmt))
     corpus = read_corpus(path, format=fmt, vocabulary=vocabulary, **kwargs)
     if corpus.n_empty_skipped:
         warn(args, f"{path}: skipped {corpus.n_empty_skipped} empty documents")
@@ -49,6 +51,41 @@ def read_data(args, path: str, role: str, vocabulary=None) -> Corpus:
                 if corpus.n_oov_dropped else "")
         raise CLIError(f"{path}: no non-empty documents{hint}")
     return corpus
+
+
+RAW_TEXT = ("folder", "reuters", "csv", "tsv", "jsonl")
+_TEXT_DEFAULTS = {"min_df": 3, "max_df": 1.0, "max_words": None, "stop_words": "english"}
+
+
+def _vectorizer_arg(args, path: str, fmt: str) -> dict:
+    """{"vectorizer": ...} for raw training text when --min-df, --max-df, --max-words or
+    --stop-words ask for other than the standard preprocessing; else {}."""
+    from ..text import make_vectorizer
+
+    given = {k: getattr(args, k, v) for k, v in _TEXT_DEFAULTS.items()}
+    if given == _TEXT_DEFAULTS:
+        return {}
+    if fmt not in RAW_TEXT:
+        flags = ["--" + k.replace("_", "-") for k in given if given[k] != _TEXT_DEFAULTS[k]]
+        raise CLIError(f"{path}: {', '.join(flags)} {'shapes' if len(flags) == 1 else 'shape'} how raw text "
+                       f"becomes words, and this is {fmt} data (already counted)")
+    stop_words = given["stop_words"]
+    if stop_words == "none":
+        stop_words = None
+    elif stop_words != "english":
+        stop_words = _stop_word_file(stop_words)
+    return {"vectorizer": make_vectorizer(news=fmt in ("folder", "reuters"), min_df=given["min_df"],
+                                          max_df=given["max_df"], max_features=given["max_words"],
+                                          stop_words=stop_words)}
+
+
+def _stop_word_file(path: str) -> list[str]:
+    """Stop words from a file, one per line (blank lines and '#' comments skipped), lowercased."""
+    if not os.path.isfile(path):
+        raise CLIError(f"--stop-words: {path!r} is neither 'english', 'none' nor a file of stop words")
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
+        words = [line.strip().lower() for line in fh]
+    return [w for w in words if w and not w.startswith("#")]
 
 
 def _read_npy(path: str, vocabulary=None) -> Corpus:

@@ -19,6 +19,7 @@ def _parser() -> argparse.ArgumentParser:
     t = sub.add_parser("train", help="train a model; evaluate on --test if given")
     _data_args(t, "--train", required=True, help="training data: bag-of-words or lda-c file, a folder "
                "with one sub-folder per label, or a .tar.gz of such folders")
+    _text_args(t)
     t.add_argument("--test", help="test data in the same form (an archive with -train/-test folders "
                    "gives its test half)")
     t.add_argument("--topics", type=int, default=20, help="number of topics K (default 20)")
@@ -181,6 +182,35 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def _document_frequency(text: str) -> int | float:
+    """argparse type: a number of documents (an integer >= 1) or a fraction of them (0 < f <= 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if "." in text or "e" in text.lower():
+        if not 0 < value <= 1:
+            raise argparse.ArgumentTypeError(f"a fraction of the documents must be in (0, 1], got {text}")
+        return value
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a number of documents must be at least 1, got {text}")
+    return int(value)
+
+
+def _text_args(p) -> None:
+    """How raw training text (folders, tables, Reuters) becomes words; test text uses the training words."""
+    p.add_argument("--min-df", type=_document_frequency, default=3, metavar="N",
+                   help="raw text: keep words in at least N training documents, or in a fraction N of them "
+                        "if N has a point (default 3)")
+    p.add_argument("--max-df", type=_document_frequency, default=1.0, metavar="N",
+                   help="raw text: drop words in more than N training documents, or a fraction N of them "
+                        "(default 1.0: none dropped)")
+    p.add_argument("--max-words", type=_positive_int, default=None, metavar="N",
+                   help="raw text: keep the N most frequent words")
+    p.add_argument("--stop-words", default="english", metavar="LIST",
+                   help="raw text: 'english' (default), 'none', or a file of stop words, one per line")
 
 
 def _data_args(p, flag: str, required: bool, help: str) -> None:
