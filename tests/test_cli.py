@@ -266,6 +266,39 @@ def test_empty_documents_and_oov_words_are_counted(capsys, tmp_path):
     assert "skipped 1 empty documents" in err
 
 
+def test_ids_meet_lines_with_their_documents_past_skipped_ones(capsys, tmp_path):
+    """--ids: each output line is led by its document's name, so the document an empty one was
+    skipped after is still found; for bow, folder and table input, predict and transform."""
+    train = tmp_path / "train.txt"
+    train.write_text("pos apple:3 pear:1\nneg stone:2 rock:2\npos pear:2 apple:1\nneg rock:1 stone:3\n")
+    test = tmp_path / "test.txt"
+    test.write_text("# a comment\nneg rock:2 stone:1\npos kiwi:3\n\npos apple:2 pear:1\n")
+    model = tmp_path / "m.npz"
+    assert run(capsys, "train", "--train", train, "--out", model, "--quiet", *FAST)[0] == 0
+    code, out, _ = run(capsys, "predict", "--model", model, "--input", test, "--ids")
+    assert code == 0 and out.splitlines() == ["line 2\tneg", "line 5\tpos"]
+    code, out, _ = run(capsys, "predict", "--model", model, "--input", test, "--ids", "--explain", "1")
+    assert out.splitlines()[0] == "doc\tlabel\ttopic:contribution" and out.splitlines()[2].startswith("line 5\tpos\t")
+    code, out, _ = run(capsys, "predict", "--model", model, "--input", test, "--ids", "--json")
+    assert json.loads(out)["docs"] == ["line 2", "line 5"] and json.loads(out)["labels"] == ["neg", "pos"]
+    code, out, _ = run(capsys, "transform", "--model", model, "--input", test, "--ids")
+    lines = out.splitlines()
+    assert lines[0].split("\t") == ["doc"] + [f"topic_{k}" for k in range(5)] and lines[2].startswith("line 5\t")
+    code, out, _ = run(capsys, "transform", "--model", model, "--input", test, "--ids", "--top", "1")
+    assert [line.split("\t")[0] for line in out.splitlines()] == ["line 2", "line 5"]
+    code, _, err = run(capsys, "transform", "--model", model, "--input", test, "--ids", "--out", tmp_path / "t.npy")
+    assert code == 2 and "--ids writes text" in err
+    folder = tmp_path / "folder"
+    _write_folder(folder, [("neg", "a.txt", "rock stone rock"), ("pos", "b.txt", "kiwi kiwi"),
+                           ("pos", "c.txt", "apple pear apple")])
+    code, out, _ = run(capsys, "predict", "--model", model, "--input", folder, "--ids")
+    assert out.splitlines() == ["neg/a.txt\tneg", "pos/c.txt\tpos"]
+    table = tmp_path / "t.csv"
+    table.write_text("text\nrock stone rock\nkiwi\napple pear apple\n")
+    code, out, _ = run(capsys, "predict", "--model", model, "--input", table, "--ids")
+    assert out.splitlines() == ["line 2\tneg", "line 4\tpos"]
+
+
 def test_unseen_test_labels_are_an_error(capsys, tmp_path, bow_files):
     train, _ = bow_files
     test = tmp_path / "test.txt"

@@ -295,6 +295,7 @@ class _Pairs:
             n_empty_skipped=int(np.count_nonzero(~keep)),
             n_oov_dropped=int(counts[~known].sum()),
             source=self.path,
+            doc_names=[f"line {self.lines[d]}" for d in np.flatnonzero(keep)],
         )
 
 

@@ -154,3 +154,9 @@ def coherence_of(model, docs: Corpus, measure: str, n_words: int) -> np.ndarray:
     if n_words < 2:
         raise CLIError("coherence needs --top-words of at least 2")
     return model.coherence(docs, measure, n_words)
+
+
+def doc_ids(corpus: Corpus) -> list[str]:
+    """Each document's name: its file in a folder or archive, 'line N' of a bow, lda-c or table
+    file, 'NEWID=N' in Reuters; else its position among the non-empty documents."""
+    return list(corpus.doc_names) if corpus.doc_names is not None else [str(d) for d in range(corpus.n_docs)]

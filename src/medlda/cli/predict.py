@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 from ..atomic import atomic_write, check_writable
-from .common import CLIError, load_with_jobs, model_targets, model_task, model_vocabulary, read_data
+from .common import CLIError, doc_ids, load_with_jobs, model_targets, model_task, model_vocabulary, read_data
 
 
 def cmd_predict(args) -> int:
@@ -42,23 +42,25 @@ def cmd_predict(args) -> int:
     if task == "multilabel":  # one line per document: its predicted labels, comma-separated
         pred = np.array([",".join(str(c) for c, on in zip(model.classes_, row) if on) for row in pred])
     labels = [str(p) for p in pred.tolist()]
-    lines = labels
     names = [str(c) for c in model.classes_] if proba is not None else []
-    if proba is not None or explained is not None:  # tab-separated columns under a header
-        rows = [[label] for label in labels]
-        if proba is not None:
-            for row, p in zip(rows, proba):
-                row.extend(f"{v:.6g}" for v in p)
-        if explained is not None:
-            for row, cell in zip(rows, explained[0]):
-                row.append(cell)
+    rows = [[label] for label in labels]
+    if proba is not None:
+        for row, p in zip(rows, proba):
+            row.extend(f"{v:.6g}" for v in p)
+    if explained is not None:
+        for row, cell in zip(rows, explained[0]):
+            row.append(cell)
+    header = None  # tab-separated columns under a header when there is more than the label
+    if proba is not None or explained is not None:
         header = ["label", *names] + (["topic:contribution"] if explained is not None else [])
-        lines = ["\t".join(header)] + ["\t".join(row) for row in rows]
+    lines = _with_ids(args, corpus, header, ["\t".join(row) for row in rows])
     if args.out:
         write_lines(args.out, lines)
         result["predictions"] = args.out
     if args.json:
         if not args.out:
+            if args.ids:
+                result["docs"] = doc_ids(corpus)
             result["labels"] = labels
             if proba is not None:
                 result["classes"] = names
@@ -82,15 +84,19 @@ def cmd_transform(args) -> int:
 
     model = load_with_jobs(args)
     as_npy = bool(args.out) and args.out.endswith(".npy")
-    if as_npy and args.top:
-        raise CLIError("--top writes topic:proportion text; give --out a name not ending in .npy")
+    if as_npy and (args.top or args.ids):
+        raise CLIError(f"{'--top' if args.top else '--ids'} writes text; give --out a name not ending in .npy")
     if args.out:
         check_writable(args.out)
     corpus = read_data(args, args.input, "test", vocabulary=model_vocabulary(model))
     theta = model.transform(corpus)
     result = {"n_docs": corpus.n_docs, "n_topics": theta.shape[1], "empty_skipped": corpus.n_empty_skipped,
               "oov_dropped": corpus.n_oov_dropped}
-    lines = None if as_npy else proportion_lines(theta, args.top)
+    lines = None
+    if not as_npy:
+        lines = proportion_lines(theta, args.top)
+        header = lines.pop(0).split("\t") if args.top is None else None
+        lines = _with_ids(args, corpus, header, lines)
     if args.out:
         if as_npy:
             atomic_write(args.out, lambda f: np.save(f, theta))
@@ -100,11 +106,22 @@ def cmd_transform(args) -> int:
         result["proportions"] = args.out
     if args.json:
         if not args.out:
+            if args.ids:
+                result["docs"] = doc_ids(corpus)
             result["proportions"] = theta.tolist() if args.top is None else _top_records(theta, args.top)
         print(json.dumps(result))
     elif not args.out:
         print("\n".join(lines))
     return 0
+
+
+def _with_ids(args, corpus, header: list[str] | None, rows: list[str]) -> list[str]:
+    """Output lines: the header's columns (if any) and the rows, each led by the document's name
+    and a tab with --ids."""
+    if args.ids:
+        rows = [f"{name}\t{row}" for name, row in zip(doc_ids(corpus), rows)]
+        header = None if header is None else ["doc", *header]
+    return rows if header is None else ["\t".join(header), *rows]
 
 
 def _top_records(theta: np.ndarray, n: int) -> list[list[dict]]:
