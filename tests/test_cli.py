@@ -163,7 +163,7 @@ def test_transform_writes_each_documents_topic_proportions(capsys, tmp_path, bow
     code, _, err = run(capsys, "predict", "--model", model, "--input", test)  # model: the LDA one
     assert code == 2 and "cannot predict labels (medlda transform gives" in err
     code, _, err = run(capsys, "transform", "--model", model, "--input", test, "--top", "2", "--out", npy)
-    assert code == 2 and "--top writes topic:proportion text" in err
+    assert code == 2 and "--top writes text; give --out a name not ending in .npy" in err
     with pytest.raises(SystemExit):
         run(capsys, "transform", "--model", model, "--input", test, "--top", "0")
     assert "must be at least 1" in capsys.readouterr().err
