@@ -96,11 +96,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="also the N topics that weigh most in each prediction (topic:contribution, the "
                         "topic's part of the margin over the runner-up class, of each predicted label's score, "
                         "or of the response); in --json, 'explanations' with each topic's words")
-    _ids_arg(r)
-    r.add_argument("--n-jobs", type=int, default=None,
-                   help="cores for inference (default: the model's n_jobs; -1 all cores); same "
-                        "predictions on any number")
-    _output_args(r)
+    _inference_args(r, "predictions")
     r.set_defaults(func=cmd_predict)
 
     f = sub.add_parser("transform", help="each document's topic proportions under a saved model")
@@ -110,11 +106,7 @@ def _parser() -> argparse.ArgumentParser:
                                  "of topic ids, or a NumPy array if it ends in .npy")
     f.add_argument("--top", type=_positive_int, default=None, metavar="N",
                    help="only each document's N largest proportions, as topic:proportion pairs")
-    _ids_arg(f)
-    f.add_argument("--n-jobs", type=int, default=None,
-                   help="cores for inference (default: the model's n_jobs; -1 all cores); same "
-                        "proportions on any number")
-    _output_args(f)
+    _inference_args(f, "proportions")
     f.set_defaults(func=cmd_transform)
 
     i = sub.add_parser("info", help="what a saved model is: estimator, task, sizes, training and parameters")
@@ -228,11 +220,15 @@ def _data_args(p, flag: str, required: bool, help: str) -> None:
                                           "several labels comma-separated, or a number for regression)")
 
 
-def _ids_arg(p) -> None:
+def _inference_args(p, what: str) -> None:
+    """What predict and transform share: --ids, --n-jobs, --json and --quiet."""
     p.add_argument("--ids", action="store_true",
                    help="lead each line with the document's name and a tab (its file in a folder, 'line N' of a "
                         "file): empty documents are skipped, so this is how lines meet their documents; in "
                         "--json, 'docs'")
+    p.add_argument("--n-jobs", type=int, default=None,
+                   help=f"cores for inference (default: the model's n_jobs; -1 all cores); same {what} on any number")
+    _output_args(p)
 
 
 def _output_args(p) -> None:

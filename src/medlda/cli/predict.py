@@ -12,8 +12,6 @@ from .common import CLIError, doc_ids, load_with_jobs, model_targets, model_task
 
 
 def cmd_predict(args) -> int:
-    from ..readers import write_lines
-
     model = load_with_jobs(args)
     if not hasattr(model, "predict"):
         raise CLIError(f"{args.model}: an unsupervised LDA model cannot predict labels "
@@ -54,23 +52,17 @@ def cmd_predict(args) -> int:
     if proba is not None or explained is not None:
         header = ["label", *names] + (["topic:contribution"] if explained is not None else [])
     lines = _with_ids(args, corpus, header, ["\t".join(row) for row in rows])
-    if args.out:
-        write_lines(args.out, lines)
-        result["predictions"] = args.out
-    if args.json:
-        if not args.out:
-            if args.ids:
-                result["docs"] = doc_ids(corpus)
-            result["labels"] = labels
-            if proba is not None:
-                result["classes"] = names
-                result["proba"] = proba.tolist()
-            if explained is not None:
-                result["explanations"] = explained[1]
-        print(json.dumps(result))
-    else:
-        if not args.out:
-            print("\n".join(lines))
+
+    def fields() -> dict:
+        out = {"labels": labels}
+        if proba is not None:
+            out.update(classes=names, proba=proba.tolist())
+        if explained is not None:
+            out["explanations"] = explained[1]
+        return out
+
+    _emit(args, corpus, result, lines, "predictions", fields)
+    if not args.json:
         for key in ("accuracy", "f1_micro", "f1_macro", "r2"):
             if key in result:
                 print(f"{key}: {result[key]:.4f}", file=sys.stderr)
@@ -97,22 +89,31 @@ def cmd_transform(args) -> int:
         lines = proportion_lines(theta, args.top)
         header = lines.pop(0).split("\t") if args.top is None else None
         lines = _with_ids(args, corpus, header, lines)
+    if as_npy:
+        atomic_write(args.out, lambda f: np.save(f, theta))
+    _emit(args, corpus, result, lines, "proportions",
+          lambda: {"proportions": theta.tolist() if args.top is None else _top_records(theta, args.top)})
+    return 0
+
+
+def _emit(args, corpus, result: dict, lines: list[str] | None, out_key: str, fields) -> None:
+    """Write ``lines`` to --out (unless None: written already) and name the file in ``result``
+    under ``out_key``, or print them; with --json print ``result`` instead, and without --out add
+    what the lines held, ``fields()``, and with --ids the documents' names."""
+    from ..readers import write_lines
+
     if args.out:
-        if as_npy:
-            atomic_write(args.out, lambda f: np.save(f, theta))
-        else:
-            from ..readers import write_lines
+        if lines is not None:
             write_lines(args.out, lines)
-        result["proportions"] = args.out
+        result[out_key] = args.out
     if args.json:
         if not args.out:
             if args.ids:
                 result["docs"] = doc_ids(corpus)
-            result["proportions"] = theta.tolist() if args.top is None else _top_records(theta, args.top)
+            result.update(fields())
         print(json.dumps(result))
     elif not args.out:
         print("\n".join(lines))
-    return 0
 
 
 def _with_ids(args, corpus, header: list[str] | None, rows: list[str]) -> list[str]:
