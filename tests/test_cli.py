@@ -71,6 +71,30 @@ def test_train_save_then_topics_and_predict(capsys, tmp_path, bow_files):
     assert code != 0 and "--n-jobs" in err
 
 
+def test_topics_by_relevance(capsys, tmp_path, bow_files):
+    from medlda.persistence import load_model
+
+    train, test = bow_files
+    model = tmp_path / "model.npz"
+    assert run(capsys, "train", "--train", train, "--out", model, "--quiet", *FAST)[0] == 0
+    fitted = load_model(model)
+    code, out, _ = run(capsys, "topics", "--model", model, "--relevance", "0.3", "--json", "--coherence", test)
+    result = json.loads(out)
+    assert result["topics"] == fitted.top_words(10, relevance=0.3) != fitted.top_words(10)
+    assert result["relevance"] == 0.3
+    assert np.allclose(result["coherence"], fitted.coherence(_read(test, fitted), "npmi", 10, 0.3))
+    code, out, _ = run(capsys, "topics", "--model", model, "--relevance", "0.3", "--top-words", "4")
+    assert "topic 0 (" in out and " ".join(fitted.top_words(4, relevance=0.3)[0]) in out
+    with pytest.raises(SystemExit):
+        run(capsys, "topics", "--model", model, "--relevance", "1.5")
+    assert "must be in [0, 1], got 1.5" in capsys.readouterr().err
+
+
+def _read(path, model):
+    from medlda.readers import read_corpus
+    return read_corpus(str(path), vocabulary=model.vocabulary_)
+
+
 def test_predict_proba_of_a_logistic_model(capsys, tmp_path, bow_files):
     """--proba: a header and one row per document whose probabilities sum to 1, pick the label,
     and equal predict_proba; a hinge model is refused."""

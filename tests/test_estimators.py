@@ -129,6 +129,30 @@ def test_lda_transform_perplexity_and_log_joint(planted):
     assert long.top_words(1)[0][0].startswith("t")
 
 
+def test_top_words_by_relevance():
+    """relevance = 1 ranks by phi_kw; lower values by lambda log phi_kw + (1 - lambda) log(phi_kw / p_w),
+    p_w = sum_k p(k) phi_kw, computed here word by word; a word every topic holds sinks."""
+    model = LDA(2, beta=0.5)
+    model.topic_word_counts_ = np.array([[50, 30, 20, 0, 1], [5, 0, 1, 3, 1]])  # word 0 in both
+    model.n_features_in_, model.vocabulary_ = 5, np.array(list("abcde"))
+    phi = model.topic_word_
+    assert model.top_word_ids(5).tolist() == [[0, 1, 2, 4, 3], [0, 3, 2, 4, 1]]
+    share = np.array([101, 10]) / 111
+    for lam in (0.0, 0.3, 0.6):
+        expected = []
+        for k in range(2):
+            score = {}
+            for w in range(5):
+                p_w = sum(share[j] * phi[j, w] for j in range(2))
+                score[w] = lam * np.log(phi[k, w]) + (1 - lam) * np.log(phi[k, w] / p_w)
+            expected.append(sorted(range(5), key=lambda w: -score[w])[:3])
+        assert model.top_word_ids(3, relevance=lam).tolist() == expected
+    assert model.top_words(1, relevance=0.0) == [["b"], ["d"]]  # not 'a', which both topics hold
+    for bad in (1.5, -0.1, "0.6", True):
+        with pytest.raises(ValueError, match="relevance must be a number in \\[0, 1\\]"):
+            model.top_word_ids(3, relevance=bad)
+
+
 def test_empty_documents_are_skipped_in_fit_and_get_the_prior_in_transform(planted):
     corpus, _, y = planted
     X = corpus.subset(np.arange(100)).to_sparse().tolil()

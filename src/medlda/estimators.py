@@ -192,30 +192,44 @@ class _TopicModel(BaseEstimator):
         zbar[lengths == 0] = 1.0 / self.n_topics
         return zbar
 
-    def top_words(self, n: int = 10, vocabulary=None) -> list[list[str]]:
-        """The ``n`` most probable words of each topic. Words come from ``vocabulary`` (e.g. a
-        pipeline's ``CountVectorizer().get_feature_names_out()``), else from the fitted Corpus,
-        else word ids are given as text."""
+    def top_words(self, n: int = 10, vocabulary=None, relevance: float = 1.0) -> list[list[str]]:
+        """The ``n`` most probable words of each topic (``relevance`` < 1: the most relevant, see
+        ``top_word_ids``). Words come from ``vocabulary`` (e.g. a pipeline's
+        ``CountVectorizer().get_feature_names_out()``), else from the fitted Corpus, else word ids
+        are given as text."""
         check_is_fitted(self, "topic_word_counts_")
         vocab = self.vocabulary_ if vocabulary is None else np.asarray(vocabulary, dtype=str)
         if vocab is not None and vocab.size != self.n_features_in_:
             raise ValueError(f"vocabulary has {vocab.size} words, the model {self.n_features_in_}")
         if vocab is None:
             vocab = np.array([str(v) for v in range(self.n_features_in_)])
-        return [[str(vocab[v]) for v in row] for row in self.top_word_ids(n)]
+        return [[str(vocab[v]) for v in row] for row in self.top_word_ids(n, relevance)]
 
-    def top_word_ids(self, n: int = 10) -> np.ndarray:
-        """(K, n) word ids of each topic's ``n`` most probable words, the most probable first."""
+    def top_word_ids(self, n: int = 10, relevance: float = 1.0) -> np.ndarray:
+        """(K, n) word ids of each topic's ``n`` top words, the first first. ``relevance`` is
+        LDAvis's lambda (Sievert and Shirley 2014): words ranked by
+        lambda log phi_kw + (1 - lambda) log(phi_kw / p_w), p_w = sum_k p(k) phi_kw the word's
+        probability in the whole corpus. 1 ranks by probability; lower values favour words
+        frequent in the topic and rare elsewhere (the paper's users preferred about 0.6), which
+        pushes back words every topic holds."""
         check_is_fitted(self, "topic_word_counts_")
         _check(n, "n (words per topic)", numbers.Integral, 1)
-        return np.argsort(-self.topic_word_counts_, axis=1, kind="stable")[:, :n]
+        if not (isinstance(relevance, numbers.Real) and not isinstance(relevance, bool) and 0 <= relevance <= 1):
+            raise ValueError(f"relevance must be a number in [0, 1], got {relevance!r}")
+        if relevance == 1:
+            return np.argsort(-self.topic_word_counts_, axis=1, kind="stable")[:, :n]
+        log_phi = np.log(self.topic_word_)
+        share = self.topic_word_counts_.sum(axis=1) / max(self.topic_word_counts_.sum(), 1)
+        log_p = np.log(share @ self.topic_word_)
+        score = relevance * log_phi + (1 - relevance) * (log_phi - log_p)
+        return np.argsort(-score, axis=1, kind="stable")[:, :n]
 
-    def coherence(self, X, measure: str = "npmi", n_words: int = 10) -> np.ndarray:
-        """Coherence (K,) of each topic's ``n_words`` top words in the documents X (same
-        vocabulary as the fit): ``"npmi"`` (in [-1, 1], higher is better; held-out or external
-        documents) or ``"umass"`` (the training documents). See ``medlda.coherence``."""
+    def coherence(self, X, measure: str = "npmi", n_words: int = 10, relevance: float = 1.0) -> np.ndarray:
+        """Coherence (K,) of each topic's ``n_words`` top words (``top_word_ids``) in the documents
+        X (same vocabulary as the fit): ``"npmi"`` (in [-1, 1], higher is better; held-out or
+        external documents) or ``"umass"`` (the training documents). See ``medlda.coherence``."""
         from .coherence import topic_coherence
-        return topic_coherence(self.top_word_ids(n_words), _as_corpus(X, self.n_features_in_), measure)
+        return topic_coherence(self.top_word_ids(n_words, relevance), _as_corpus(X, self.n_features_in_), measure)
 
     def save(self, path) -> None:
         """Write the fitted model to one file (arrays + JSON metadata, no pickle), atomically."""

@@ -13,12 +13,12 @@ def topic_shares(model) -> np.ndarray:
 
 
 def topic_lines(model, n_words: int = 10, coherence: tuple[str, np.ndarray] | None = None,
-                order=None) -> list[str]:
+                order=None, relevance: float = 1.0) -> list[str]:
     """One line per topic: its index, its share of the training tokens, its coherence if given
-    as (measure, values), and its ``n_words`` most probable words; topics in ``order`` (ids),
-    else by id."""
+    as (measure, values), and its ``n_words`` top words (``model.top_word_ids``: the most
+    probable, or by ``relevance``); topics in ``order`` (ids), else by id."""
     width = len(str(model.n_topics - 1))
-    words, shares = model.top_words(n_words), topic_shares(model)
+    words, shares = model.top_words(n_words, relevance=relevance), topic_shares(model)
     lines = []
     for k in range(len(words)) if order is None else order:
         score = f", {coherence[0]} {coherence[1][k]:+.3f}" if coherence is not None else ""
@@ -59,9 +59,9 @@ def class_topic_weights(model, n_topics: int = 3) -> dict:
     return out
 
 
-def class_topic_lines(model, n_topics: int = 3, n_words: int = 8) -> list[str]:
+def class_topic_lines(model, n_topics: int = 3, n_words: int = 8, relevance: float = 1.0) -> list[str]:
     """For each class, the topics whose classifier weight favours it most, with weights and words."""
-    words = model.top_words(n_words)
+    words = model.top_words(n_words, relevance=relevance)
     lines = []
     for label, weighted in class_topic_weights(model, n_topics).items():
         lines.append(f"class {label}:")
@@ -69,9 +69,10 @@ def class_topic_lines(model, n_topics: int = 3, n_words: int = 8) -> list[str]:
     return lines
 
 
-def topics_json(model, n_words: int = 10, n_class_topics: int = 3) -> dict:
+def topics_json(model, n_words: int = 10, n_class_topics: int = 3, relevance: float = 1.0) -> dict:
     """The same reports as JSON-ready data."""
-    out = {"topics": model.top_words(n_words), "topic_shares": topic_shares(model).tolist()}
+    out = {"topics": model.top_words(n_words, relevance=relevance), "topic_shares": topic_shares(model).tolist(),
+           "relevance": relevance}
     if hasattr(model, "eta_samples_"):
         out["class_topics"] = {str(c): t for c, t in model.class_topics(n_class_topics).items()}
         out["eta"] = model.eta_.tolist()

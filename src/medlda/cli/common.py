@@ -149,11 +149,11 @@ def warn(args, message: str) -> None:
         print(f"medlda: warning: {message}", file=sys.stderr)
 
 
-def coherence_of(model, docs: Corpus, measure: str, n_words: int) -> np.ndarray:
+def coherence_of(model, docs: Corpus, measure: str, n_words: int, relevance: float = 1.0) -> np.ndarray:
     """Each topic's coherence (``model.coherence``) of its top ``n_words`` in ``docs``."""
     if n_words < 2:
         raise CLIError("coherence needs --top-words of at least 2")
-    return model.coherence(docs, measure, n_words)
+    return model.coherence(docs, measure, n_words, relevance)
 
 
 def doc_ids(corpus: Corpus) -> list[str]:

@@ -124,6 +124,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="coherence measure: npmi (in [-1, 1]; held-out documents) or umass (training documents)")
     s.add_argument("--split", choices=["train", "test"], default="test",
                    help="--coherence data holding both splits (20 Newsgroups, Reuters): the part to use (default test)")
+    s.add_argument("--relevance", type=_unit_number, default=1.0, metavar="L",
+                   help="rank each topic's words by L log p(w|k) + (1 - L) log(p(w|k) / p(w)) (LDAvis's "
+                        "relevance): 1 (default) by probability; about 0.6 favours words frequent in the topic "
+                        "and rare elsewhere")
     s.add_argument("--sort", choices=["id", "share", "coherence"], default="id",
                    help="list topics by id, by share of the training tokens, or by coherence (needs --coherence)")
     s.add_argument("--json", action="store_true")
@@ -175,6 +179,17 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _unit_number(text: str) -> float:
+    """argparse type: a number in [0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
     return value
 
 

@@ -33,22 +33,22 @@ def cmd_topics(args) -> int:
     coherence = None
     if args.coherence:
         docs = read_data(args, args.coherence, args.split, vocabulary=model_vocabulary(model))
-        coherence = (args.measure, coherence_of(model, docs, args.measure, args.top_words))
+        coherence = (args.measure, coherence_of(model, docs, args.measure, args.top_words, args.relevance))
     if args.json:
-        result = topics_json(model, args.top_words, args.class_topics)
+        result = topics_json(model, args.top_words, args.class_topics, args.relevance)
         if coherence is not None:
             result.update(coherence_json(*coherence))
         print(json.dumps(result))
         return 0
     order = topic_order(model, args.sort, None if coherence is None else coherence[1])
-    print("\n".join(topic_lines(model, args.top_words, coherence, order)))
+    print("\n".join(topic_lines(model, args.top_words, coherence, order, args.relevance)))
     if coherence is not None:
         mean = coherence_json(*coherence)["coherence_mean"]
         print(f"mean {args.measure} coherence of the top {args.top_words} words in {args.coherence}: "
               + ("undefined" if mean is None else f"{mean:+.4f}"))
     if hasattr(model, "eta_samples_"):
         print("\ntopics that weigh most for each class:")
-        print("\n".join(class_topic_lines(model, args.class_topics, args.top_words)))
+        print("\n".join(class_topic_lines(model, args.class_topics, args.top_words, args.relevance)))
     return 0
 
 
