@@ -1,4 +1,5 @@
-"""Command line: ``medlda train | predict | transform | info | topics | plot | demo``. Only this layer prints."""
+"""Command line: ``medlda train | predict | evaluate | transform | info | topics | plot | demo``.
+Only this layer prints."""
 
 from __future__ import annotations
 

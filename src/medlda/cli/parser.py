@@ -6,7 +6,7 @@ import argparse
 
 from .. import __version__
 from ..samplers import ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, SAMPLERS
-from .predict import cmd_predict, cmd_transform
+from .predict import cmd_evaluate, cmd_predict, cmd_transform
 from .show import PLOT_KINDS, cmd_info, cmd_plot, cmd_topics
 from .train import cmd_demo, cmd_train
 
@@ -98,6 +98,14 @@ def _parser() -> argparse.ArgumentParser:
                         "or of the response); in --json, 'explanations' with each topic's words")
     _inference_args(r, "predictions")
     r.set_defaults(func=cmd_predict)
+
+    e = sub.add_parser("evaluate", help="a saved model's errors on labeled documents, overall and per class")
+    e.add_argument("--model", required=True)
+    _data_args(e, "--input", required=True, help="labeled documents")
+    e.add_argument("--confusion", action="store_true", help="also print the confusion matrix (always in --json)")
+    e.add_argument("--n-jobs", type=int, default=None, help="cores for inference (default: the model's n_jobs)")
+    _output_args(e)
+    e.set_defaults(func=cmd_evaluate)
 
     f = sub.add_parser("transform", help="each document's topic proportions under a saved model")
     f.add_argument("--model", required=True)

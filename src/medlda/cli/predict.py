@@ -69,6 +69,25 @@ def cmd_predict(args) -> int:
     return 0
 
 
+def cmd_evaluate(args) -> int:
+    """Predict labeled documents and report the errors overall and per class."""
+    from ..evaluation import evaluate, evaluation_lines
+
+    model = load_with_jobs(args)
+    if not hasattr(model, "predict"):
+        raise CLIError(f"{args.model}: an unsupervised LDA model has no labels to evaluate (medlda train "
+                       f"--unsupervised --test reports its held-out perplexity)")
+    corpus = read_data(args, args.input, "test", vocabulary=model_vocabulary(model))
+    if corpus.labels is None:
+        raise CLIError(f"{args.input}: documents carry no labels to evaluate the predictions against")
+    task = model_task(model)
+    y = model_targets(model, corpus, args.input)
+    report = evaluate(task, y, model.predict(corpus), getattr(model, "classes_", None))
+    report.update(empty_skipped=corpus.n_empty_skipped, oov_dropped=corpus.n_oov_dropped)
+    print(json.dumps(report) if args.json else "\n".join(evaluation_lines(report, args.confusion)))
+    return 0
+
+
 def cmd_transform(args) -> int:
     """Infer each document's topic proportions (the model's ``transform``: LDA's theta, a
     supervised model's zbar, the features its classifier reads) and write or print them."""
