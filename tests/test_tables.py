@@ -201,3 +201,24 @@ def test_cli_preprocessing_options_shape_the_vocabulary(capsys, tmp_path):
         capsys.readouterr().err
     code = main(["train", "--train", str(train), "--text-column", "body", "--stop-words", "nofile.txt"])
     assert code == 2 and "'nofile.txt' is neither 'english', 'none' nor a file" in capsys.readouterr().err
+
+
+def test_documents_without_a_label_are_named(capsys, tmp_path):
+    """A table whose rows carry one label each but for a few empty cells: read as multi-label
+    with a warning naming the first such row; --task classification refuses it by file and line."""
+    rows = [(f"refund invoice card {i}", "billing") for i in range(4)] + [("server down login", "")] + \
+        [(f"server down login page {i}", "outage") for i in range(4)] + [("refund card", "")]
+    table = _write_delimited(tmp_path / "gaps.csv", ",", rows, header=("id", "text", "label"))
+    common = ["train", "--train", str(table), "--topics", "2", "--iters", "3", "--min-df", "1"]
+    assert main(common) == 0
+    err = capsys.readouterr().err
+    assert "warning: 2 documents carry no label (first: " + str(table) + ", line 6) and the others one each" in err
+    assert main(common + ["--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["task"] == "multilabel"
+    assert main(common + ["--task", "classification"]) == 2
+    assert f"2 documents do not carry exactly one label (first: {table}, line 6, with 0)" in capsys.readouterr().err
+    rows[2] = ("refund invoice", "2.5")
+    table = _write_delimited(tmp_path / "numbers.csv", ",", rows, header=("id", "text", "label"))
+    assert main(["train", "--train", str(table), "--topics", "2", "--iters", "3", "--min-df", "1", "--task",
+                 "regression"]) == 2
+    assert f"{table}, line 2: response 'billing' is not one real number" in capsys.readouterr().err

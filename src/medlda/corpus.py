@@ -183,8 +183,8 @@ class Corpus:
         bad = [d for d, lab in enumerate(labels) if len(lab) != 1]
         if bad:
             raise ValueError(
-                f"{len(bad)} documents carry {len(labels[bad[0]])} labels (first: document "
-                f"{bad[0]}); single-label training needs exactly one label per document"
+                f"{len(bad)} documents do not carry exactly one label (first: {self.where(bad[0])}, with "
+                f"{len(labels[bad[0]])}); single-label training needs one label per document"
             )
         return parse_label_values([lab[0] for lab in labels])
 
@@ -202,8 +202,14 @@ class Corpus:
                     raise ValueError
                 out[d] = float(lab[0])
             except ValueError:
-                raise ValueError(f"document {d}: response {' '.join(lab)!r} is not one real number") from None
+                raise ValueError(f"{self.where(d)}: response {' '.join(lab)!r} is not one real number") from None
         return out
+
+    def where(self, d: int) -> str:
+        """Document d for a message: its file and name ('line N', its file in a folder) when known."""
+        if self.doc_names is None:
+            return f"document {d}" + (f" of {self.source}" if self.source else "")
+        return f"{self.source}, {self.doc_names[d]}" if self.source else self.doc_names[d]
 
     def _require_labels(self) -> list[tuple[str, ...]]:
         if self.labels is None:

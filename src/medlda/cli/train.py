@@ -40,6 +40,7 @@ def cmd_train(args) -> int:
     else:
         model, task, y_test = _fit_supervised(args, train, test, common)
     result = _train_summary(model, train, args)
+    result["task"] = "unsupervised" if args.unsupervised else task
     result.update({k: model.fit_stats_[k] for k in ("backend", "n_workers", "resumed_from_iteration")
                    if k in model.fit_stats_})
     if test is not None:
@@ -74,6 +75,10 @@ def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict):
     if train.labels is None:
         raise CLIError(f"{args.train}: documents carry no labels (use --unsupervised for plain LDA)")
     task = detect_task(train) if args.task == "auto" else args.task
+    unlabeled = [d for d, lab in enumerate(train.labels) if not lab]
+    if args.task == "auto" and task == "multilabel" and all(len(lab) <= 1 for lab in train.labels):
+        warn(args, f"{len(unlabeled)} documents carry no label (first: {train.where(unlabeled[0])}) and the "
+                   f"others one each: read as multi-label data; for classification give them labels or drop them")
     if args.loss is not None and (task == "regression") != (args.loss in ("epsilon", "squared")):
         raise CLIError(f"--loss {args.loss} does not fit a {task} task (labels of {args.train})")
     if task == "regression":
