@@ -271,8 +271,9 @@ class _Pairs:
                 return counts
         i = next(i for i, c in enumerate(self.counts)
                  if not (c.isascii() and c.isdigit() and 0 < int(c) <= MAX_COUNT))
-        raise self.error_at(i, f"count {_shown(self.counts[i])!r} in pair {_shown(self.words[i] + ':' + self.counts[i])!r} is not "
-                               f"a positive integer (at most {MAX_COUNT})")
+        pair = _shown(self.words[i] + ":" + self.counts[i])
+        raise self.error_at(i, f"count {_shown(self.counts[i])!r} in pair {pair!r} is not a positive integer "
+                               f"(at most {MAX_COUNT})")
 
     def error_at(self, pair: int, problem: str) -> InputFormatError:
         doc = int(np.searchsorted(np.cumsum(self.n_pairs), pair, side="right"))

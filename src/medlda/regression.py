@@ -40,7 +40,8 @@ class MedLDARegressor(RegressorMixin, TransformerMixin, _TopicModel):
                  c: float = REGRESSION_C, epsilon: float = 1e-3, sigma2: float = 1.0,
                  loss: str = "epsilon", n_iter: int = 50, sampler: str = "gibbs",
                  light_variant: str = "collapsed", phi_every: int = 1, proposal: str = "mixture", n_mh: int = 6,
-                 n_gibbs: int = 2, eta_draw: str = "auto", n_jobs: int | None = None, n_eta_avg: int = 5, n_infer_burn: int = 100, n_infer_avg: int = 200,
+                 n_gibbs: int = 2, eta_draw: str = "auto", n_jobs: int | None = None, n_eta_avg: int = 5,
+                 n_infer_burn: int = 100, n_infer_avg: int = 200,
                  trace: bool = False, random_state=None, verbose: int = 0, checkpoint_every: int = 0,
                  checkpoint_path=None, resume: bool = False, backend: str = "local", n_workers: int = 2,
                  ray_address: str | None = None):

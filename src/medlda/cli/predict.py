@@ -1,4 +1,5 @@
-"""medlda predict and medlda transform: labels, probabilities, explanations and topic proportions of new documents."""
+"""medlda predict, evaluate and transform: labels, probabilities, explanations, errors and topic
+proportions of new documents."""
 
 from __future__ import annotations
 
@@ -41,17 +42,7 @@ def cmd_predict(args) -> int:
         pred = np.array([",".join(str(c) for c, on in zip(model.classes_, row) if on) for row in pred])
     labels = [str(p) for p in pred.tolist()]
     names = [str(c) for c in model.classes_] if proba is not None else []
-    rows = [[label] for label in labels]
-    if proba is not None:
-        for row, p in zip(rows, proba):
-            row.extend(f"{v:.6g}" for v in p)
-    if explained is not None:
-        for row, cell in zip(rows, explained[0]):
-            row.append(cell)
-    header = None  # tab-separated columns under a header when there is more than the label
-    if proba is not None or explained is not None:
-        header = ["label", *names] + (["topic:contribution"] if explained is not None else [])
-    lines = _with_ids(args, corpus, header, ["\t".join(row) for row in rows])
+    lines = _with_ids(args, corpus, *_prediction_table(labels, names, proba, explained))
 
     def fields() -> dict:
         out = {"labels": labels}
@@ -67,6 +58,22 @@ def cmd_predict(args) -> int:
             if key in result:
                 print(f"{key}: {result[key]:.4f}", file=sys.stderr)
     return 0
+
+
+def _prediction_table(labels: list[str], names: list[str], proba, explained) -> tuple[list[str] | None, list[str]]:
+    """predict's columns: a header (None for labels alone) and one tab-separated row per document:
+    its label, each class's probability (``proba``), its explaining topics (``explained[0]``)."""
+    rows = [[label] for label in labels]
+    if proba is not None:
+        for row, p in zip(rows, proba):
+            row.extend(f"{v:.6g}" for v in p)
+    if explained is not None:
+        for row, cell in zip(rows, explained[0]):
+            row.append(cell)
+    header = None
+    if proba is not None or explained is not None:
+        header = ["label", *names] + (["topic:contribution"] if explained is not None else [])
+    return header, ["\t".join(row) for row in rows]
 
 
 def cmd_evaluate(args) -> int:
@@ -103,13 +110,13 @@ def cmd_transform(args) -> int:
     theta = model.transform(corpus)
     result = {"n_docs": corpus.n_docs, "n_topics": theta.shape[1], "empty_skipped": corpus.n_empty_skipped,
               "oov_dropped": corpus.n_oov_dropped}
-    lines = None
-    if not as_npy:
+    if as_npy:
+        atomic_write(args.out, lambda f: np.save(f, theta))
+        lines = None
+    else:
         lines = proportion_lines(theta, args.top)
         header = lines.pop(0).split("\t") if args.top is None else None
         lines = _with_ids(args, corpus, header, lines)
-    if as_npy:
-        atomic_write(args.out, lambda f: np.save(f, theta))
     _emit(args, corpus, result, lines, "proportions",
           lambda: {"proportions": theta.tolist() if args.top is None else _top_records(theta, args.top)})
     return 0
