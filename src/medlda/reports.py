@@ -105,11 +105,11 @@ def proportion_lines(theta: np.ndarray, top: int | None = None) -> list[str]:
 def model_summary(model, meta: dict) -> dict:
     """What a saved model is (``medlda info``): estimator, task, sizes, how and on what it was
     trained, and every parameter; ``meta`` is the file's metadata (``persistence.read_metadata``)."""
+    from .tasks import model_task
+
     stats = model.fit_stats_
-    task = ("regression" if hasattr(model, "y_mean_") else "unsupervised" if not hasattr(model, "eta_samples_")
-            else "multilabel" if model.multilabel_ else "classification")
-    out = {"estimator": meta["estimator"], "saved_by": f"medlda {meta.get('medlda_version')}", "task": task,
-           "n_topics": model.n_topics, "n_words": model.n_features_in_, "vocabulary": model.vocabulary_ is not None}
+    out = {"estimator": meta["estimator"], "saved_by": f"medlda {meta.get('medlda_version')}",
+           "task": model_task(model), "n_topics": model.n_topics, "n_words": model.n_features_in_, "vocabulary": model.vocabulary_ is not None}
     if getattr(model, "estimators_", None):  # one-vs-rest: a topic set per class, stacked
         out["n_topic_sets"] = len(model.estimators_)
     if hasattr(model, "classes_"):

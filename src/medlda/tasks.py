@@ -34,6 +34,15 @@ def _is_integer_text(value: str) -> bool:
     return v.isdigit()
 
 
+def model_task(model) -> str:
+    """The task a fitted estimator solves: one of ``TASKS``, or "unsupervised" for LDA."""
+    if hasattr(model, "y_mean_"):
+        return "regression"
+    if not hasattr(model, "eta_samples_"):
+        return "unsupervised"
+    return "multilabel" if getattr(model, "multilabel_", False) else "classification"
+
+
 def label_matrix(corpus: Corpus, names: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """(D, C) 0/1 indicator of a multi-label corpus over ``names`` (default: every label seen,
     sorted), the names, and how many label occurrences outside ``names`` were dropped."""

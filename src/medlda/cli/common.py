@@ -9,6 +9,7 @@ import numpy as np
 
 from ..corpus import NPY_META, Corpus
 from ..exceptions import MedLDAError
+from ..tables import TABLE_FORMATS
 
 
 class CLIError(MedLDAError):
@@ -34,7 +35,7 @@ def read_data(args, path: str, role: str, vocabulary=None) -> Corpus:
         kwargs["vocab_path"] = args.vocab
     if fmt == "reuters" or (fmt == "ldac" and is_collection(path)):
         kwargs["subset"] = role if role in ("train", "test") else "test"
-    if fmt in ("csv", "tsv", "jsonl"):
+    if fmt in TABLE_FORMATS:
         kwargs.update(text_column=args.text_column, label_column=args.label_column)
     elif args.text_column != "text" or args.label_column:
         raise CLIError(f"{path}: --text-column and --label-column are for tables (csv, tsv, jsonl), "
@@ -53,7 +54,7 @@ def read_data(args, path: str, role: str, vocabulary=None) -> Corpus:
     return corpus
 
 
-RAW_TEXT = ("folder", "reuters", "csv", "tsv", "jsonl")
+RAW_TEXT = ("folder", "reuters", *TABLE_FORMATS)
 _TEXT_DEFAULTS = {"min_df": 3, "max_df": 1.0, "max_words": None, "stop_words": "english"}
 
 
@@ -125,14 +126,9 @@ def model_vocabulary(model) -> np.ndarray:
     return np.array([str(v) for v in range(model.n_features_in_)])
 
 
-def model_task(model) -> str:
-    return ("regression" if hasattr(model, "y_mean_") else
-            "multilabel" if getattr(model, "multilabel_", False) else "classification")
-
-
 def model_targets(model, corpus: Corpus, path: str):
     """The labels (or responses) of ``corpus`` in the form ``model`` predicts them."""
-    from ..tasks import targets
+    from ..tasks import model_task, targets
 
     task = model_task(model)
     if task == "multilabel":

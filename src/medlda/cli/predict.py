@@ -9,7 +9,8 @@ import sys
 import numpy as np
 
 from ..atomic import atomic_write, check_writable
-from .common import CLIError, doc_ids, load_with_jobs, model_targets, model_task, model_vocabulary, read_data
+from ..tasks import model_task
+from .common import CLIError, doc_ids, load_with_jobs, model_targets, model_vocabulary, read_data
 
 
 def cmd_predict(args) -> int:
