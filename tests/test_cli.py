@@ -95,6 +95,20 @@ def _read(path, model):
     return read_corpus(str(path), vocabulary=model.vocabulary_)
 
 
+def test_class_weight_from_the_command_line(capsys, tmp_path, bow_files):
+    from medlda.persistence import load_model
+
+    train, _ = bow_files
+    model = tmp_path / "model.npz"
+    code, _, _ = run(capsys, "train", "--train", train, "--class-weight", "balanced", "--out", model, "--quiet", *FAST)
+    assert code == 0
+    assert load_model(model).class_weight == "balanced"
+    responses = tmp_path / "r.txt"
+    responses.write_text("0.5 apple:2 pear:1\n1.5 stone:2\n2.5 apple:1 stone:1\n")
+    code, _, err = run(capsys, "train", "--train", responses, "--class-weight", "balanced", *FAST)
+    assert code == 2 and "--class-weight is for classification; this is a regression task" in err
+
+
 def test_predict_proba_of_a_logistic_model(capsys, tmp_path, bow_files):
     """--proba: a header and one row per document whose probabilities sum to 1, pick the label,
     and equal predict_proba; a hinge model is refused."""

@@ -276,3 +276,67 @@ def test_every_model_is_a_transformer_of_count_data(planted):
     for estimator in (model, MedLDARegressor(3), LDA(3)):
         tags = sklearn_tags(estimator)
         assert tags.input_tags.positive_only and tags.input_tags.sparse and tags.transformer_tags is not None
+
+
+def test_sample_weight_scales_each_documents_c():
+    """Weight 2 on every document is c doubled, draw for draw: binary, one-vs-rest and regression;
+    a weight on an empty (skipped) document goes with it."""
+    from medlda import MedLDARegressor
+    from medlda.synthetic import make_regression_corpus
+
+    corpus, _ = make_supervised_corpus(300, 4, words_per_topic=10, doc_length=30, n_classes=3, random_state=6)
+    y = corpus.single_labels()
+    assert np.unique(y).size == 3
+    two = np.full(corpus.n_docs, 2.0)
+    for strategy in ("multitask", "ovr"):
+        common = dict(margin=1.0, n_iter=8, random_state=0, strategy=strategy, sampler="light")
+        a = MedLDAClassifier(4, c=3.2, **common).fit(corpus, y)
+        b = MedLDAClassifier(4, c=1.6, **common).fit(corpus, y, sample_weight=two)
+        c = MedLDAClassifier(4, c=1.6, **common).fit(corpus, y)
+        assert np.array_equal(a.eta_samples_, b.eta_samples_) and not np.array_equal(a.eta_samples_, c.eta_samples_)
+    responses, _ = make_regression_corpus(200, 4, random_state=1)
+    r = responses.real_labels()
+    a = MedLDARegressor(4, c=2.0, loss="squared", n_iter=8, random_state=0).fit(responses, r)
+    b = MedLDARegressor(4, c=1.0, loss="squared", n_iter=8, random_state=0).fit(responses, r, sample_weight=two[:200])
+    assert np.array_equal(a.eta_samples_, b.eta_samples_)
+    X = corpus.to_sparse().tolil()
+    X[5, :] = 0  # skipped in fit: its weight must go with it, not shift onto document 6
+    weight = np.where(np.arange(corpus.n_docs) % 2 == 0, 0.5, 3.0)
+    common = dict(c=1.6, margin=1.0, n_iter=8, random_state=0)
+    a = MedLDAClassifier(4, **common).fit(X.tocsr(), y, sample_weight=weight)
+    keep = np.arange(corpus.n_docs) != 5
+    b = MedLDAClassifier(4, **common).fit(X.tocsr()[keep], y[keep], sample_weight=weight[keep])
+    assert np.array_equal(a.eta_samples_, b.eta_samples_)
+
+
+def test_class_weight_balanced_lifts_a_rare_class():
+    """One class in 13: unweighted, the rare class is mostly missed; balanced, most of it is found."""
+    from sklearn.metrics import recall_score
+
+    corpus, _ = make_supervised_corpus(3000, 8, words_per_topic=20, doc_length=30, label_noise=0.1, random_state=2)
+    y = corpus.single_labels()
+    common, rare = np.flatnonzero(y == 0), np.flatnonzero(y == 1)
+    keep = np.sort(np.concatenate([common, np.random.default_rng(0).choice(rare, common.size // 12, replace=False)]))
+    corpus, y = corpus.subset(keep), y[keep]
+    n = int(0.7 * corpus.n_docs)
+    train, test = corpus.subset(np.arange(n)), corpus.subset(np.arange(n, corpus.n_docs))
+    recall = {}
+    for weight in (None, "balanced"):
+        model = MedLDAClassifier(8, c=1.0, margin=1.0, n_iter=40, random_state=0, sampler="light", class_weight=weight)
+        recall[weight] = recall_score(y[n:], model.fit(train, y[:n]).predict(test), pos_label=1)
+    assert recall[None] < 0.5 < 0.7 < recall["balanced"], recall
+
+
+def test_bad_weights_are_refused():
+    corpus, _ = make_supervised_corpus(40, 3, words_per_topic=5, doc_length=10, random_state=0)
+    y = corpus.single_labels()
+    for weight, match in ((np.ones(39), "one weight per document: X has 40 documents"),
+                          (-np.ones(40), "finite and non-negative"), (np.zeros(40), "not all zero"),
+                          (["a"] * 40, "must be numbers")):
+        with pytest.raises(ValueError, match=match):
+            MedLDAClassifier(3, n_iter=2).fit(corpus, y, sample_weight=weight)
+    with pytest.raises(ValueError, match="class_weight must be None or 'balanced', got 'equal'"):
+        MedLDAClassifier(3, n_iter=2, class_weight="equal").fit(corpus, y)
+    Y = np.column_stack([y, 1 - y])
+    with pytest.raises(ValueError, match="class_weight='balanced' is for single-label data"):
+        MedLDAClassifier(3, n_iter=2, class_weight="balanced").fit(corpus, Y)

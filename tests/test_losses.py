@@ -153,6 +153,25 @@ def test_positive_cost_scales_c_on_positive_examples_only(name):
         assert stats.kstest(omega, _omega_cdf(name, dict(params, c=c_wrong), y, 1.0)).pvalue < FALSE_ALARM
 
 
+@pytest.mark.parametrize("name", sorted(OMEGA_CASES))
+def test_document_weights_scale_each_documents_c(name):
+    """doc_weight s_d (sample weights): document d's chain on omega follows psi with c s_d, and
+    rejects psi with the other documents' c; for_docs keeps a shard's weights."""
+    params, y = OMEGA_CASES[name]
+    loss = make_loss(name, **params)
+    weights = np.repeat([2.0, 0.5], 5000)
+    loss.doc_weight = weights
+    assert np.array_equal(loss.for_docs(4990, 5010).doc_weight, weights[4990:5010])
+    rng = np.random.default_rng(21 + sorted(OMEGA_CASES).index(name))
+    omega = _omega_chain(loss, y, 1.0, 10000, 100, rng)
+    for half, s, other in ((slice(0, 5000), 2.0, 0.5), (slice(5000, None), 0.5, 2.0)):
+        cdf = _omega_cdf(name, dict(params, c=params["c"] * s), y, 1.0)
+        assert stats.kstest(omega[half], cdf).pvalue > FALSE_ALARM
+        wrong = _omega_cdf(name, dict(params, c=params["c"] * other), y, 1.0)
+        assert stats.kstest(omega[half], wrong).pvalue < FALSE_ALARM
+    assert make_loss(name, **params).for_docs(0, 3).doc_weight is None
+
+
 def test_every_registered_loss_is_covered():
     assert set(LOSSES) == set(OMEGA_CASES) == set(CHAIN_CASES)
     assert LogisticLoss.probabilistic and not HingeLoss.probabilistic

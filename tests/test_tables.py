@@ -186,8 +186,8 @@ def test_cli_preprocessing_options_shape_the_vocabulary(capsys, tmp_path):
     sizes = set()
     for flags, settings in cases:
         model = tmp_path / "m.npz"
-        code = main(["train", "--train", str(train), "--text-column", "body", "--label-column", "queue", "--topics", "3",
-                     "--iters", "2", "--out", str(model), "--quiet", *flags])
+        code = main(["train", "--train", str(train), "--text-column", "body", "--label-column", "queue",
+                     "--topics", "3", "--iters", "2", "--out", str(model), "--quiet", *flags])
         assert code == 0, capsys.readouterr().err
         from medlda.persistence import load_model
         expected = make_vectorizer(news=False, **settings).fit(texts).get_feature_names_out()

@@ -179,6 +179,9 @@ class RunCheckpoints:
         if path is None or (not every and not resume):
             return cls(None, 0, False, {}, "", model.n_iter, n_eta_keep)
         targets = None if supervision is None else supervision.targets
+        weight = None if supervision is None else getattr(supervision.loss, "doc_weight", None)
+        if weight is not None:  # weighted documents are another task: resuming needs the same weights
+            targets = np.column_stack([targets, weight])
         return cls(path, every, resume, training_config(model),
                    corpus_fingerprint(word_ids, doc_ptr, n_words, targets), model.n_iter, n_eta_keep)
 

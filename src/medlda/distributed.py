@@ -197,7 +197,7 @@ class RayTrainer:
             source = (mmap_file, t0, t1) if mmap_file else word_ids[t0:t1]
             s0, s1 = a // DOCS_PER_STREAM, -(-b // DOCS_PER_STREAM)
             targets = None if supervision is None else supervision.targets[a:b]
-            loss = None if supervision is None else supervision.loss
+            loss = None if supervision is None else supervision.loss.for_docs(a, b)
             self.workers.append(actor.remote(source, doc_ptr[a:b + 1] - t0, z[t0:t1], streams[s0:s1],
                                              n_words, n_topics, self.alpha, self.beta, sampler, loss,
                                              targets, worker_states[i]))

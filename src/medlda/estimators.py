@@ -237,7 +237,8 @@ class _TopicModel(BaseEstimator):
         save_model(self, path)
 
 
-def _fit_corpus(model: _TopicModel, X, y=None):
+def _fit_corpus(model: _TopicModel, X, y=None, weight: np.ndarray | None = None):
+    """The training corpus without empty documents, and y and the document weights to match."""
     model._fit_input = X
     corpus = _as_corpus(X)
     keep = corpus.doc_lengths > 0
@@ -246,9 +247,27 @@ def _fit_corpus(model: _TopicModel, X, y=None):
         corpus = corpus.subset(keep)
         if y is not None:
             y = y[keep]
+        if weight is not None:
+            weight = weight[keep]
     if corpus.n_docs == 0:
         raise ValueError("no non-empty documents to train on")
-    return corpus, y
+    return corpus, y, weight
+
+
+def _sample_weight(sample_weight, n_docs: int) -> np.ndarray | None:
+    """``fit``'s sample_weight as a (D,) float array (None stays None): finite, >= 0, some > 0."""
+    if sample_weight is None:
+        return None
+    try:
+        weight = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("sample_weight must be numbers, one per document") from None
+    if weight.shape != (n_docs,):
+        raise ValueError(f"sample_weight must have one weight per document: X has {n_docs} documents, "
+                         f"sample_weight has shape {weight.shape}")
+    if not np.all(np.isfinite(weight)) or np.any(weight < 0) or not np.any(weight > 0):
+        raise ValueError("sample_weight must be finite and non-negative, and not all zero")
+    return weight
 
 
 class LDA(TransformerMixin, _TopicModel):
@@ -297,7 +316,7 @@ class LDA(TransformerMixin, _TopicModel):
                              f"got {self.block_simulation!r}")
         _check(self.trace_every, "trace_every", numbers.Integral, 1)
         self._validate_common()
-        corpus, _ = _fit_corpus(self, X)
+        corpus, _, _ = _fit_corpus(self, X)
         rng = np.random.default_rng(self.random_state)
         measure = None
         if heldout is not None:
@@ -331,15 +350,17 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
                "(hinge loss) or gSLDA (logistic loss). Binary; multi-class as C tasks on shared topics\n"
                "(strategy='multitask') or C binary models with their own topics (strategy='ovr');\n"
                "multi-label when y is a 2-d label-indicator matrix (predict returns one too).\n\n"
-               + params_doc("n_topics", "alpha_sum", "beta", "c", "margin", "sigma2", "positive_cost", "loss",
-                            "strategy", "n_jobs", "n_iter", "sampler", "light_variant", "phi_every", "proposal", "n_mh",
+               + params_doc("n_topics", "alpha_sum", "beta", "c", "margin", "sigma2", "positive_cost",
+                            "class_weight", "loss", "strategy", "n_jobs", "n_iter", "sampler", "light_variant",
+                            "phi_every", "proposal", "n_mh",
                             "n_gibbs", "eta_draw",
                             "n_eta_avg", "n_infer_burn", "n_infer_avg",
                             "trace", "random_state", "verbose", *_RUN))
 
     def __init__(self, n_topics: int = 20, *, alpha_sum: float = 6.4, beta: float = 0.01,
                  c: float | str = "auto", margin: float | str = "auto", sigma2: float = 1.0,
-                 positive_cost: float | str = "auto", loss: str = "hinge", strategy: str = "multitask",
+                 positive_cost: float | str = "auto", class_weight: str | None = None, loss: str = "hinge",
+                 strategy: str = "multitask",
                  n_jobs: int | None = None, n_iter: int = 50, sampler: str = "gibbs",
                  light_variant: str = "collapsed", phi_every: int = 1,
                  proposal: str = "mixture", n_mh: int = 6, n_gibbs: int = 2, eta_draw: str = "auto",
@@ -354,6 +375,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
         self.margin = margin
         self.sigma2 = sigma2
         self.positive_cost = positive_cost
+        self.class_weight = class_weight
         self.loss = loss
         self.strategy = strategy
         self.n_jobs = n_jobs
@@ -393,6 +415,8 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
                              f"got {self.loss!r} (regression losses are for MedLDARegressor)")
         if self.strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {list(STRATEGIES)}, got {self.strategy!r}")
+        if self.class_weight not in (None, "balanced"):
+            raise ValueError(f"class_weight must be None or 'balanced', got {self.class_weight!r}")
         if self.n_jobs is not None and (not isinstance(self.n_jobs, numbers.Integral) or self.n_jobs == 0):
             raise ValueError(f"n_jobs must be None or a non-zero integer, got {self.n_jobs!r}")
 
@@ -419,9 +443,10 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
             return MULTILABEL_MARGIN
         return BINARY_MARGIN if n_tasks == 1 else MULTICLASS_MARGIN
 
-    def fit(self, X, y) -> "MedLDAClassifier":
+    def fit(self, X, y, sample_weight=None) -> "MedLDAClassifier":
         """Learn topics and classifier jointly from documents X and labels y (1-d, or a 2-d
-        label-indicator matrix for multi-label data)."""
+        label-indicator matrix for multi-label data); ``sample_weight`` (D,) scales each
+        document's c (with ``class_weight``, their product)."""
         self._validate()
         if y is None:
             raise ValueError("MedLDAClassifier.fit needs labels y")
@@ -429,21 +454,36 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
         if n_labels != n_docs:
             raise ValueError(f"X has {n_docs} documents but y has {n_labels} labels")
         self.classes_, indicator, self.multilabel_ = label_indicator(y)
-        corpus, indicator = _fit_corpus(self, X, indicator)
+        weight = self._doc_weight(_sample_weight(sample_weight, n_docs), indicator)
+        corpus, indicator, weight = _fit_corpus(self, X, indicator, weight)
         n_tasks = indicator.shape[1]
         self.c_, self.margin_ = self._resolved_c(n_tasks), self._resolved_margin(n_tasks, self.multilabel_)
         self.positive_cost_ = self._resolved_positive_cost(self.multilabel_)
         if self.strategy == "ovr" and n_tasks > 1:
             self.estimators_ = None
-            fit_ovr(self, corpus, indicator)
+            fit_ovr(self, corpus, indicator, weight)
             return self
         self.__dict__.pop("estimators_", None)
-        self._fit_tasks(corpus, indicator, np.random.default_rng(self.random_state))
+        self._fit_tasks(corpus, indicator, np.random.default_rng(self.random_state), weight)
         return self
 
-    def _fit_tasks(self, corpus: Corpus, indicator: np.ndarray, rng) -> SamplerState:
-        """Multi-task training on one shared set of topics; returns the final sampler state."""
+    def _doc_weight(self, sample_weight: np.ndarray | None, indicator: np.ndarray) -> np.ndarray | None:
+        """Each document's weight: sample_weight times the class weight (None: all 1)."""
+        if self.class_weight is None:
+            return sample_weight
+        if self.multilabel_:
+            raise ValueError("class_weight='balanced' is for single-label data; for the rare labels of "
+                             "multi-label data use positive_cost")
+        from sklearn.utils.class_weight import compute_sample_weight
+
+        balanced = compute_sample_weight("balanced", self._codes(indicator.astype(np.float64) - 0.5))
+        return balanced if sample_weight is None else balanced * sample_weight
+
+    def _fit_tasks(self, corpus: Corpus, indicator: np.ndarray, rng, weight: np.ndarray | None = None) -> SamplerState:
+        """Multi-task training on one shared set of topics, each document's c times its
+        ``weight`` (None: 1); returns the final sampler state."""
         loss = make_loss(self.loss, self.c_, self.margin_, positive_cost=self.positive_cost_)
+        loss.doc_weight = weight
         targets = loss.encode(indicator)
         truth = self._codes(indicator.astype(np.float64) - 0.5)
         supervision = Supervision(loss, targets, 1.0 / self.sigma2,

@@ -6,19 +6,41 @@ and classifier kernels never change per loss.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 _MIN_ABS_ZETA = 1e-9  # keeps the inverse-Gaussian mean finite when a margin is met exactly
 
 
-def _draw_ig_piece(a: np.ndarray, s: np.ndarray | float, omega: np.ndarray, c: float,
+class _Weighted:
+    """Per-document weights on a loss (sample weights): document d's factor is raised to the
+    power s_d, i.e. its c is c s_d, as an SVM's sample weights scale its C. ``doc_weight`` is None
+    (every weight 1: the papers' loss) or a (D,) array set by the estimator."""
+
+    doc_weight: np.ndarray | None = None
+
+    def _c(self) -> float | np.ndarray:
+        """c, or (D, 1) c s_d for weighted documents."""
+        return self.c if self.doc_weight is None else self.c * self.doc_weight[:, None]
+
+    def for_docs(self, start: int, stop: int):
+        """This loss for documents [start, stop) only (a data-parallel shard)."""
+        if self.doc_weight is None:
+            return self
+        shard = copy.copy(self)
+        shard.doc_weight = self.doc_weight[start:stop]
+        return shard
+
+
+def _draw_ig_piece(a: np.ndarray, s: np.ndarray | float, omega: np.ndarray, c: float | np.ndarray,
                    rng: np.random.Generator) -> np.ndarray:
     """xi ~ IG(1 / (c |a - s omega|), 1): the augmentation of exp(-2c max(0, a - s omega))."""
     zeta = np.maximum(np.abs(a - s * omega) * c, _MIN_ABS_ZETA)
     return rng.wald(1.0 / zeta, 1.0)
 
 
-class HingeLoss:
+class HingeLoss(_Weighted):
     """Gibbs MedLDA: exp(-2c max(0, l - y omega)), y in {-1, +1}, IG-augmented.
 
     ``positive_cost`` r multiplies c on the positive examples (y = +1): their factor is
@@ -42,21 +64,21 @@ class HingeLoss:
     def draw_aux(self, omega: np.ndarray, y: np.ndarray, rng: np.random.Generator):
         """Draw xi ~ IG(1 / (c_y |l - y omega|), 1) and return (kappa, w) = (c_y y (1 + c_y l xi),
         c_y^2 xi), each shaped like omega; c_y is c, times positive_cost where y = +1."""
-        c = _cost_weighted(self.c, self.positive_cost, np.asarray(y) > 0)
+        c = _cost_weighted(self._c(), self.positive_cost, np.asarray(y) > 0)
         xi = _draw_ig_piece(self.margin, y, omega, c, rng)
         kappa = c * y * (1.0 + c * self.margin * xi)
         w = c * c * xi
         return kappa, w
 
 
-def _cost_weighted(c: float, positive_cost: float, positive: np.ndarray) -> np.ndarray | float:
+def _cost_weighted(c: float | np.ndarray, positive_cost: float, positive: np.ndarray) -> np.ndarray | float:
     """c on negative examples, c * positive_cost on positive ones (the scalar c when that is 1)."""
     if positive_cost == 1.0:
         return c
     return np.where(positive, c * positive_cost, c)
 
 
-class LogisticLoss:
+class LogisticLoss(_Weighted):
     """gSLDA: exp(c y omega) / (1 + exp(omega))^c, y in {0, 1}, Polya-Gamma-augmented.
 
     ``positive_cost`` r raises the factor of each positive example (y = 1) to the power r (c r in
@@ -82,7 +104,9 @@ class LogisticLoss:
 
         omega = np.asarray(omega, dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)
-        c = _cost_weighted(self.c, self.positive_cost, y > 0.5)
+        c = _cost_weighted(self._c(), self.positive_cost, y > 0.5)
+        if np.ndim(c):  # per-document or per-example h, one for each draw
+            c = np.ascontiguousarray(np.broadcast_to(c, omega.shape))
         w = np.asarray(random_polyagamma(c, omega, random_state=rng), dtype=np.float64)
         w = w.reshape(omega.shape)
         kappa = c * (y - 0.5) * np.ones_like(omega)
@@ -93,7 +117,7 @@ class LogisticLoss:
         return 0.5 * (1.0 + np.tanh(0.5 * self.c * np.asarray(omega)))
 
 
-class SquaredLoss:
+class SquaredLoss(_Weighted):
     """sLDA regression: exp(-c (y - omega)^2 / 2); no augmentation, kappa = c y and w = c."""
 
     name = "squared"
@@ -109,10 +133,11 @@ class SquaredLoss:
 
     def draw_aux(self, omega: np.ndarray, y: np.ndarray, rng: np.random.Generator):
         """Nothing to draw: return (c y, c), each shaped like omega."""
-        return self.c * y * np.ones_like(omega), np.full_like(omega, self.c, dtype=np.float64)
+        c = self._c()
+        return c * y * np.ones_like(omega), c * np.ones_like(omega, dtype=np.float64)
 
 
-class EpsilonLoss:
+class EpsilonLoss(_Weighted):
     """MedLDA regression: exp(-2c max(0, |y - omega| - epsilon)), two IG pieces."""
 
     name = "epsilon"
@@ -128,7 +153,7 @@ class EpsilonLoss:
     def draw_aux(self, omega: np.ndarray, y: np.ndarray, rng: np.random.Generator):
         """Draw xi1 ~ IG(1/(c|y - eps - omega|), 1), xi2 ~ IG(1/(c|y + eps - omega|), 1); return
         kappa = c^2 ((y - eps) xi1 + (y + eps) xi2) and w = c^2 (xi1 + xi2)."""
-        c, eps = self.c, self.epsilon
+        c, eps = self._c(), self.epsilon
         xi1 = _draw_ig_piece(y - eps, 1.0, omega, c, rng)
         xi2 = _draw_ig_piece(-(y + eps), -1.0, omega, c, rng)
         kappa = c * c * ((y - eps) * xi1 + (y + eps) * xi2)

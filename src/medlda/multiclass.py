@@ -75,9 +75,10 @@ def effective_jobs(n_jobs: int | None, n_tasks: int) -> int:
     return max(1, min(n_jobs, n_tasks))
 
 
-def _fit_binary(model, corpus, column: np.ndarray, seed: int):
-    """Fit one binary sub-model (a fresh clone of ``model``) on the 0/1 ``column``; return it
-    with its training discriminants, without the sampler scratch space."""
+def _fit_binary(model, corpus, column: np.ndarray, seed: int, weight: np.ndarray | None = None):
+    """Fit one binary sub-model (a fresh clone of ``model``) on the 0/1 ``column`` with the
+    documents' ``weight``; return it with its training discriminants, without the sampler
+    scratch space."""
     model.set_params(random_state=seed)
     model._validate()
     model._fit_input = corpus
@@ -85,7 +86,7 @@ def _fit_binary(model, corpus, column: np.ndarray, seed: int):
     model.multilabel_ = False
     model.c_, model.margin_ = model._resolved_c(1), model._resolved_margin(1)
     model.positive_cost_ = model._resolved_positive_cost(False)
-    state = model._fit_tasks(corpus, column[:, None], np.random.default_rng(seed))
+    state = model._fit_tasks(corpus, column[:, None], np.random.default_rng(seed), weight)
     omega = state.zbar() @ model.eta_.T
     del model._fit_input, model._sampler
     return model, omega[:, 0]
@@ -110,8 +111,9 @@ def ovr_seeds(random_state, n_tasks: int) -> list[int]:
     return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(random_state).spawn(n_tasks)]
 
 
-def fit_ovr(parent, corpus, indicator: np.ndarray) -> None:
-    """Train one binary model per column of ``indicator`` (in parallel) and store them in ``parent``."""
+def fit_ovr(parent, corpus, indicator: np.ndarray, weight: np.ndarray | None = None) -> None:
+    """Train one binary model per column of ``indicator`` (in parallel), each document's c times
+    its ``weight`` (None: 1), and store them in ``parent``."""
     from joblib import Parallel, delayed
     from sklearn.base import clone
 
@@ -123,9 +125,9 @@ def fit_ovr(parent, corpus, indicator: np.ndarray) -> None:
     if getattr(parent, "backend", "local") == "ray":  # label-parallel: one Ray task per class
         from .distributed import map_on_ray
         out = map_on_ray(parent, _fit_binary, corpus,
-                         [(clone(template), indicator[:, t], seeds[t]) for t in range(n_tasks)])
+                         [(clone(template), indicator[:, t], seeds[t], weight) for t in range(n_tasks)])
     else:
-        out = Parallel(n_jobs=jobs)(delayed(_fit_binary)(clone(template), corpus, indicator[:, t], seeds[t])
+        out = Parallel(n_jobs=jobs)(delayed(_fit_binary)(clone(template), corpus, indicator[:, t], seeds[t], weight)
                                     for t in range(n_tasks))
     wall = time.perf_counter() - tic
     parent.estimators_ = [m for m, _ in out]

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._docs import params_doc
 from .corpus import count_matrix_shape
-from .estimators import _RUN, _check, _fit_corpus, _TopicModel
+from .estimators import _RUN, _check, _fit_corpus, _sample_weight, _TopicModel
 from .losses import REGRESSION_LOSSES, make_loss
 from .training import Supervision
 
@@ -87,8 +87,9 @@ class MedLDARegressor(RegressorMixin, TransformerMixin, _TopicModel):
         options = {"epsilon": self.epsilon} if self.loss == "epsilon" else {}
         return make_loss(self.loss, self.c, **options)
 
-    def fit(self, X, y) -> "MedLDARegressor":
-        """Learn topics and the response's linear model jointly from documents X and responses y."""
+    def fit(self, X, y, sample_weight=None) -> "MedLDARegressor":
+        """Learn topics and the response's linear model jointly from documents X and responses y;
+        ``sample_weight`` (D,) scales each document's c."""
         self._validate()
         if y is None:
             raise ValueError("MedLDARegressor.fit needs responses y")
@@ -102,9 +103,10 @@ class MedLDARegressor(RegressorMixin, TransformerMixin, _TopicModel):
                              f"y has shape {y.shape}")
         if not np.all(np.isfinite(y)):
             raise ValueError("y contains NaN or infinite responses")
-        corpus, y = _fit_corpus(self, X, y)
+        corpus, y, weight = _fit_corpus(self, X, y, _sample_weight(sample_weight, n_docs))
         self.y_mean_ = float(y.mean())
         loss = self._make_loss()
+        loss.doc_weight = weight
         targets = loss.encode(y - self.y_mean_)
         supervision = Supervision(loss, targets, 1.0 / self.sigma2, np.zeros((1, self.n_topics)),
                                   metric=lambda omega: r2(targets[:, 0], omega[:, 0]))

@@ -109,7 +109,8 @@ def model_summary(model, meta: dict) -> dict:
 
     stats = model.fit_stats_
     out = {"estimator": meta["estimator"], "saved_by": f"medlda {meta.get('medlda_version')}",
-           "task": model_task(model), "n_topics": model.n_topics, "n_words": model.n_features_in_, "vocabulary": model.vocabulary_ is not None}
+           "task": model_task(model), "n_topics": model.n_topics, "n_words": model.n_features_in_,
+           "vocabulary": model.vocabulary_ is not None}
     if getattr(model, "estimators_", None):  # one-vs-rest: a topic set per class, stacked
         out["n_topic_sets"] = len(model.estimators_)
     if hasattr(model, "classes_"):

@@ -62,6 +62,9 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--margin", type=float, default=None,
                    help="hinge margin l (default: 164 for two classes, 64 for more, as in the papers)")
     t.add_argument("--sigma2", type=float, default=1.0, help="prior variance of eta (default 1)")
+    t.add_argument("--class-weight", choices=["balanced"], default=None,
+                   help="classification: weigh each document by n_docs / (n_classes x its class's documents), so "
+                        "rare classes count as much as common ones in the loss")
     t.add_argument("--positive-cost", type=float, default=None, metavar="R",
                    help="classification: c times R on each task's positive documents, for rare labels "
                         "(default: 1, the papers' loss, for one label per document; 4 for multi-label)")

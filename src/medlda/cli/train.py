@@ -84,6 +84,8 @@ def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict):
     if task == "regression":
         if args.positive_cost is not None:
             raise CLIError("--positive-cost is for classification; this is a regression task")
+        if args.class_weight is not None:
+            raise CLIError("--class-weight is for classification; this is a regression task")
         c = {} if args.c is None else {"c": args.c}
         model = MedLDARegressor(args.topics, loss=args.loss or "epsilon", epsilon=args.epsilon,
                                 sigma2=args.sigma2, eta_draw=args.eta_draw, **c, **common)
@@ -92,6 +94,7 @@ def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict):
         model = MedLDAClassifier(args.topics, c="auto" if args.c is None else args.c, margin=margin,
                                  sigma2=args.sigma2,
                                  positive_cost="auto" if args.positive_cost is None else args.positive_cost,
+                                 class_weight=args.class_weight,
                                  loss=args.loss or "hinge", strategy=args.strategy, eta_draw=args.eta_draw,
                                  **common)
     names = None
