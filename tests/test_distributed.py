@@ -196,6 +196,20 @@ def test_label_parallel_one_vs_rest_equals_local_one_vs_rest(ray):
     np.testing.assert_array_equal(lp.eta_samples_, local.eta_samples_)
 
 
+def test_each_shard_gets_its_documents_weights(ray, data):
+    """Sample weights travel with the shards: a ramp of weights against its mirror image gives
+    another chain, and weight 2 everywhere is c doubled, draw for draw."""
+    train, y, _, _ = data
+    kw = dict(KW, n_iter=4, backend="ray", n_workers=2, light_variant="partial")
+    ramp = np.linspace(0.2, 3.0, train.n_docs)
+    doubled = MedLDAClassifier(5, **dict(kw, c=2.0)).fit(train, y)
+    two = MedLDAClassifier(5, **kw).fit(train, y, sample_weight=np.full(train.n_docs, 2.0))
+    np.testing.assert_array_equal(doubled.eta_samples_, two.eta_samples_)
+    a = MedLDAClassifier(5, **kw).fit(train, y, sample_weight=ramp)
+    b = MedLDAClassifier(5, **kw).fit(train, y, sample_weight=ramp[::-1])
+    assert not np.array_equal(a.eta_samples_, b.eta_samples_)
+
+
 def test_cli_backend_ray(ray, data, tmp_path, capsys):
     import json
 
