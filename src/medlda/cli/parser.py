@@ -182,12 +182,17 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _number(text: str, kind: type, what: str):
+    """``kind(text)``, or the argparse error 'not {what}'."""
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+
+
 def _positive_int(text: str) -> int:
     """argparse type: an integer of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    value = _number(text, int, "an integer")
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
@@ -195,10 +200,7 @@ def _positive_int(text: str) -> int:
 
 def _unit_number(text: str) -> float:
     """argparse type: a number in [0, 1]."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    value = _number(text, float, "a number")
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
     return value
@@ -206,10 +208,7 @@ def _unit_number(text: str) -> float:
 
 def _document_frequency(text: str) -> int | float:
     """argparse type: a number of documents (an integer >= 1) or a fraction of them (0 < f <= 1)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    value = _number(text, float, "a number")
     if "." in text or "e" in text.lower():
         if not 0 < value <= 1:
             raise argparse.ArgumentTypeError(f"a fraction of the documents must be in (0, 1], got {text}")
