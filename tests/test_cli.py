@@ -109,6 +109,33 @@ def test_class_weight_from_the_command_line(capsys, tmp_path, bow_files):
     assert code == 2 and "--class-weight is for classification; this is a regression task" in err
 
 
+def test_holdout_sets_aside_a_stratified_seeded_part(capsys, bow_files):
+    import argparse
+
+    from medlda.cli.train import _hold_out
+    from medlda.readers import read_corpus
+
+    train, _ = bow_files
+    code, out, err = run(capsys, "train", "--train", train, "--holdout", "0.2", "--json", *FAST)
+    assert code == 0, err
+    result = json.loads(out)
+    assert (result["n_train_docs"], result["n_test_docs"], result["holdout"]) == (400, 100, 0.2)
+    assert result["accuracy"] > 0.85
+    corpus = read_corpus(str(train))
+    args = argparse.Namespace(unsupervised=False)
+    kept, held = _hold_out(corpus, 0.2, 0, args)
+    again, _ = _hold_out(corpus, 0.2, 0, args)
+    assert again.labels == kept.labels and _hold_out(corpus, 0.2, 1, args)[0].labels != kept.labels
+    share = np.mean([lab == ("pos",) for lab in corpus.labels])
+    assert np.mean([lab == ("pos",) for lab in held.labels]) == pytest.approx(share, abs=0.006)  # stratified
+    assert sorted(kept.doc_names + held.doc_names, key=lambda n: int(n.split()[1])) == corpus.doc_names
+    code, _, err = run(capsys, "train", "--train", train, "--holdout", "0.2", "--test", train, *FAST)
+    assert code == 2 and "give it or --test, not both" in err
+    with pytest.raises(SystemExit):
+        run(capsys, "train", "--train", train, "--holdout", "1")
+    assert "must be between 0 and 1, got 1" in capsys.readouterr().err
+
+
 def test_predict_proba_of_a_logistic_model(capsys, tmp_path, bow_files):
     """--proba: a header and one row per document whose probabilities sum to 1, pick the label,
     and equal predict_proba; a hinge model is refused."""

@@ -22,6 +22,9 @@ def _parser() -> argparse.ArgumentParser:
     _text_args(t)
     t.add_argument("--test", help="test data in the same form (an archive with -train/-test folders "
                    "gives its test half)")
+    t.add_argument("--holdout", type=_open_fraction, default=None, metavar="F",
+                   help="set aside a random fraction F of --train (stratified by class; --seed) as test data, "
+                        "when there is no --test; the vocabulary is still built from all of --train")
     t.add_argument("--topics", type=int, default=20, help="number of topics K (default 20)")
     t.add_argument("--iters", type=int, default=50, help="training iterations (default 50)")
     t.add_argument("--sampler", choices=SAMPLERS, default="gibbs",
@@ -203,6 +206,14 @@ def _unit_number(text: str) -> float:
     value = _number(text, float, "a number")
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
+    return value
+
+
+def _open_fraction(text: str) -> float:
+    """argparse type: a number strictly between 0 and 1."""
+    value = _number(text, float, "a number")
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
     return value
 
 

@@ -21,8 +21,12 @@ def cmd_train(args) -> int:
     for path in (args.out, args.trace, args.checkpoint):  # before training, not after it
         if path:
             check_writable(path)
+    if args.holdout is not None and args.test:
+        raise CLIError("--holdout sets aside part of --train as test data; give it or --test, not both")
     train = read_data(args, args.train, "train")
     test = read_data(args, args.test, "test", vocabulary=train.vocabulary) if args.test else None
+    if args.holdout is not None:
+        train, test = _hold_out(train, args.holdout, args.seed, args)
     common = dict(alpha_sum=args.alpha_sum, beta=args.beta, n_iter=args.iters, sampler=args.sampler,
                   trace=bool(args.trace),
                   light_variant=args.light_variant, phi_every=args.phi_every, proposal=args.proposal,
@@ -43,6 +47,8 @@ def cmd_train(args) -> int:
     result["task"] = "unsupervised" if args.unsupervised else task
     result.update({k: model.fit_stats_[k] for k in ("backend", "n_workers", "resumed_from_iteration")
                    if k in model.fit_stats_})
+    if args.holdout is not None:
+        result["holdout"] = args.holdout
     if test is not None:
         result["n_test_docs"] = test.n_docs
         result["test_empty_skipped"] = test.n_empty_skipped
@@ -63,6 +69,24 @@ def cmd_train(args) -> int:
         result["trace"] = args.trace
     _report(model, result, args)
     return 0
+
+
+def _hold_out(corpus: Corpus, fraction: float, seed: int | None, args) -> tuple[Corpus, Corpus]:
+    """(train, test): a random ``fraction`` of the documents set aside, stratified by class when
+    every document has one label of a class with two or more documents, seeded by --seed."""
+    from sklearn.model_selection import train_test_split
+
+    n_test = int(round(fraction * corpus.n_docs))
+    if not 1 <= n_test < corpus.n_docs:
+        raise CLIError(f"--holdout {fraction} of {corpus.n_docs} documents leaves no test or no training document")
+    labels = None
+    if not args.unsupervised and corpus.labels is not None and all(len(lab) == 1 for lab in corpus.labels):
+        labels = np.array([lab[0] for lab in corpus.labels])
+        _, counts = np.unique(labels, return_counts=True)
+        if counts.min() < 2 or n_test < counts.size or corpus.n_docs - n_test < counts.size:
+            labels = None  # too few documents of some class to stratify
+    kept, held = train_test_split(np.arange(corpus.n_docs), test_size=n_test, random_state=seed, stratify=labels)
+    return corpus.subset(np.sort(kept)), corpus.subset(np.sort(held))
 
 
 def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict):
