@@ -83,18 +83,20 @@ def plot_trace(model, x: str = "iteration", ax=None) -> Figure:
     return fig
 
 
-def plot_topics(model, topics: Sequence[int] | None = None, n_words: int = 10, vocabulary=None, ax=None) -> Figure:
-    """The ``n_words`` most probable words of each topic in ``topics`` (default: the first 12) as
-    bars of their probability phi_kw, one panel per topic."""
+def plot_topics(model, topics: Sequence[int] | None = None, n_words: int = 10, vocabulary=None, ax=None,
+                relevance: float = 1.0) -> Figure:
+    """The ``n_words`` top words of each topic in ``topics`` (default: the first 12; the most
+    probable, or by ``relevance``, see ``top_word_ids``) as bars of their probability phi_kw, one
+    panel per topic."""
     phi = model.topic_word_
     topics = list(range(min(12, phi.shape[0]))) if topics is None else [int(k) for k in topics]
     bad = [k for k in topics if not 0 <= k < phi.shape[0]]
     if bad:
         raise ValueError(f"topics {bad} out of range: the model has {phi.shape[0]} topics")
-    words = model.top_words(n_words, vocabulary)
+    words, ids = model.top_words(n_words, vocabulary, relevance), model.top_word_ids(n_words, relevance)
     fig, axes = _panels(ax, len(topics), ncols=4, panel_size=(3.2, 0.25 * n_words + 1.0))
     for a, k in zip(axes, topics):
-        top = np.sort(phi[k])[::-1][:n_words]
+        top = phi[k, ids[k]]
         a.barh(np.arange(len(top)), top, color="tab:blue")
         a.set_yticks(np.arange(len(top)), words[k][:len(top)])
         a.invert_yaxis()
@@ -103,13 +105,14 @@ def plot_topics(model, topics: Sequence[int] | None = None, n_words: int = 10, v
     return fig
 
 
-def plot_class_topics(model, n_topics: int = 3, n_words: int = 5, vocabulary=None, ax=None) -> Figure:
+def plot_class_topics(model, n_topics: int = 3, n_words: int = 5, vocabulary=None, ax=None,
+                      relevance: float = 1.0) -> Figure:
     """For each class (a regressor: the topics that raise and lower the response), the
     ``n_topics`` topics whose weight eta favours it most, as bars labeled with their top words."""
     if not hasattr(model, "eta_samples_"):
         raise ValueError("an unsupervised LDA has no classifier weights: use plot_topics")
     weights = class_topic_weights(model, n_topics)
-    words = model.top_words(n_words, vocabulary)
+    words = model.top_words(n_words, vocabulary, relevance)
     fig, axes = _panels(ax, len(weights), ncols=2, panel_size=(6.5, 0.45 * n_topics + 1.0))
     for a, (label, weighted) in zip(axes, weights.items()):
         ks = [k for k, _ in weighted]

@@ -138,10 +138,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="coherence measure: npmi (in [-1, 1]; held-out documents) or umass (training documents)")
     s.add_argument("--split", choices=["train", "test"], default="test",
                    help="--coherence data holding both splits (20 Newsgroups, Reuters): the part to use (default test)")
-    s.add_argument("--relevance", type=_unit_number, default=1.0, metavar="L",
-                   help="rank each topic's words by L log p(w|k) + (1 - L) log(p(w|k) / p(w)) (LDAvis's "
-                        "relevance): 1 (default) by probability; about 0.6 favours words frequent in the topic "
-                        "and rare elsewhere")
+    _relevance_arg(s)
     s.add_argument("--sort", choices=["id", "share", "coherence"], default="id",
                    help="list topics by id, by share of the training tokens, or by coherence (needs --coherence)")
     s.add_argument("--json", action="store_true")
@@ -164,6 +161,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--top-words", type=_positive_int, default=None,
                    help="words per topic (default 10; 5 for class-topics)")
     g.add_argument("--class-topics", type=_positive_int, default=3, help="class-topics: topics per class")
+    _relevance_arg(g)
     g.add_argument("--doc", type=int, default=0,
                    help="explain: which document of --input, from 0, empty ones skipped: the line of predict's "
                         "output (default 0)")
@@ -254,6 +252,13 @@ def _data_args(p, flag: str, required: bool, help: str) -> None:
                                                           "(default 'text')")
     p.add_argument("--label-column", help="tables: the column holding its labels (default 'label' if present; "
                                           "several labels comma-separated, or a number for regression)")
+
+
+def _relevance_arg(p) -> None:
+    p.add_argument("--relevance", type=_unit_number, default=1.0, metavar="L",
+                   help="rank each topic's words by L log p(w|k) + (1 - L) log(p(w|k) / p(w)) (LDAvis's "
+                        "relevance): 1 (default) by probability; about 0.6 favours words frequent in the topic "
+                        "and rare elsewhere")
 
 
 def _inference_args(p, what: str) -> None:

@@ -77,9 +77,10 @@ def cmd_plot(args) -> int:
         ids = None
         if args.topic_ids:
             ids = [_int_id(t, "--topic-ids") for t in args.topic_ids.split(",") if t.strip()]
-        fig = plots.plot_topics(model, ids, n_words=args.top_words or 10)
+        fig = plots.plot_topics(model, ids, n_words=args.top_words or 10, relevance=args.relevance)
     elif args.kind == "class-topics":
-        fig = plots.plot_class_topics(model, args.class_topics, n_words=args.top_words or 5)
+        fig = plots.plot_class_topics(model, args.class_topics, n_words=args.top_words or 5,
+                                      relevance=args.relevance)
     elif args.kind == "explain":
         corpus = read_data(args, args.input, "test", vocabulary=model_vocabulary(model))
         fig = plots.plot_explanation(model, corpus, args.doc, args.n_topics, n_words=args.top_words or 5,
