@@ -87,7 +87,8 @@ def test_topics_bars_are_the_top_word_probabilities(three_classes):
     fig = plots.plot_topics(model, [4], n_words=5, relevance=0.0)  # the words by relevance, bars their phi
     (a,) = _visible(fig)
     ids = model.top_word_ids(5, relevance=0.0)[4]
-    assert [t.get_text() for t in a.get_yticklabels()] == model.top_words(5, relevance=0.0)[4] != model.top_words(5)[4]
+    shown = [t.get_text() for t in a.get_yticklabels()]
+    assert shown == model.top_words(5, relevance=0.0)[4] != model.top_words(5)[4]
     assert [bar.get_width() for bar in a.patches] == pytest.approx(phi[4, ids])
 
 
