@@ -133,7 +133,8 @@ def test_predictions_of_a_regressor():
     assert len(fig.axes) == 2
     parts = model.decision_contributions(corpus)[0]
     (a,) = _visible(plots.plot_explanation(model, corpus, doc=0, n_topics=4))
-    assert np.allclose(sorted((bar.get_width() for bar in a.patches), key=abs, reverse=True), parts[np.argsort(-np.abs(parts))])
+    widths = sorted((bar.get_width() for bar in a.patches), key=abs, reverse=True)
+    assert np.allclose(widths, parts[np.argsort(-np.abs(parts))])
     assert a.get_title(loc="left").startswith(f"document 0: predicted {model.predict(corpus)[0]:.4g}")
 
 
