@@ -41,6 +41,7 @@ def save_model(model, path) -> None:
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
         "medlda_version": __version__,
+        "environment": _environment(),
         "estimator": name,
         "params": model.get_params(),
         "fit_stats": getattr(model, "fit_stats_", {}),
@@ -64,6 +65,17 @@ def save_model(model, path) -> None:
         meta.update(y_mean=model.y_mean_, train_score=model.train_score_)
     arrays[_META_KEY] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
     atomic_write(path, lambda f: np.savez_compressed(f, **arrays))
+
+
+def _environment() -> dict:
+    """The versions a model was fitted and saved with, for reproducing it (``medlda info``)."""
+    import platform
+
+    import numba
+    import sklearn
+
+    return {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
+            "scikit-learn": sklearn.__version__}
 
 
 def load_model(path):

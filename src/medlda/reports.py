@@ -108,7 +108,10 @@ def model_summary(model, meta: dict) -> dict:
     from .tasks import model_task
 
     stats = model.fit_stats_
-    out = {"estimator": meta["estimator"], "saved_by": f"medlda {meta.get('medlda_version')}",
+    saved_by = f"medlda {meta.get('medlda_version')}"
+    if meta.get("environment"):  # files of medlda 0.1.0 before stop 24 do not say
+        saved_by += " (" + ", ".join(f"{k} {v}" for k, v in meta["environment"].items()) + ")"
+    out = {"estimator": meta["estimator"], "saved_by": saved_by,
            "task": model_task(model), "n_topics": model.n_topics, "n_words": model.n_features_in_,
            "vocabulary": model.vocabulary_ is not None}
     if getattr(model, "estimators_", None):  # one-vs-rest: a topic set per class, stacked
