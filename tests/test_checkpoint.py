@@ -101,6 +101,9 @@ def test_resume_refuses_other_corpus_or_configuration(tmp_path, small):
     other, _ = make_supervised_corpus(300, 5, words_per_topic=10, doc_length=40, random_state=9)
     with pytest.raises(CheckpointError, match="different corpus"):
         MedLDAClassifier(5, n_iter=2, checkpoint_path=path, resume=True, random_state=0).fit(other, y)
+    with pytest.raises(CheckpointError, match="different corpus"):  # sample weights change the task
+        MedLDAClassifier(5, n_iter=2, checkpoint_path=path, resume=True, random_state=0).fit(
+            corpus, y, sample_weight=np.full(corpus.n_docs, 2.0))
     # settings that do not change the chain may differ
     MedLDAClassifier(5, n_iter=2, checkpoint_path=path, resume=True, random_state=0, verbose=0,
                      n_infer_burn=3).fit(corpus, y)
