@@ -340,3 +340,14 @@ def test_bad_weights_are_refused():
     Y = np.column_stack([y, 1 - y])
     with pytest.raises(ValueError, match="class_weight='balanced' is for single-label data"):
         MedLDAClassifier(3, n_iter=2, class_weight="balanced").fit(corpus, Y)
+
+
+def test_verbose_inference_shows_a_progress_bar(capsys, planted):
+    corpus, _, y = planted
+    model = MedLDAClassifier(6, n_iter=2, random_state=0).fit(corpus, y)
+    quiet = model.transform(corpus)
+    assert "inference" not in capsys.readouterr().err
+    model.set_params(verbose=1)
+    assert np.array_equal(model.transform(corpus), quiet)
+    err = capsys.readouterr().err
+    assert "inference" in err and "1500/1500" in err

@@ -619,6 +619,27 @@ def test_inference_gives_the_same_topics_on_any_number_of_threads(sampler):
                                                      np.random.default_rng(4), 2))
 
 
+def test_inference_reports_progress_in_groups_with_the_same_topics(monkeypatch):
+    """With a progress callback, documents are inferred a group of stream blocks at a time: the
+    same averaged counts, and the reports add up to every document."""
+    import medlda.inference as inference
+
+    monkeypatch.setattr(inference, "PROGRESS_STREAMS", 1)  # a group per 256 documents
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(1, 12, size=700)
+    doc_ptr = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    word_ids = rng.integers(0, 120, size=doc_ptr[-1]).astype(np.int32)
+    phi = np.random.default_rng(1).dirichlet(np.full(120, 0.1), size=8).T.copy()
+    alpha = np.full(8, 0.2)
+    whole = ExactGibbs().infer(word_ids, doc_ptr, phi, alpha, 5, 5, np.random.default_rng(3), 2)
+    reports = []
+    grouped = ExactGibbs().infer(word_ids, doc_ptr, phi, alpha, 5, 5, np.random.default_rng(3), 2,
+                                 progress=reports.append)
+    assert np.array_equal(whole, grouped) and reports == [256, 256, 188]
+    assert not np.array_equal(whole, ExactGibbs().infer(word_ids, doc_ptr, phi, alpha, 5, 5,
+                                                        np.random.default_rng(4), 2))
+
+
 def test_collapsed_light_on_threads_keeps_counts_exact():
     """With n_jobs > 1 each thread samples against its own snapshot of the counts; after the
     merge the hash, dense n_wk and n_k must equal the counts of z, and chains must differ from

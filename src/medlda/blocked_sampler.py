@@ -98,7 +98,8 @@ class BlockedGibbs:
     def draw_eta(self, state, eta, kappa, w, nu, rng) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("the blocked sampler is for unsupervised LDA only: it has no classifier")
 
-    def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs: int = 1) -> np.ndarray:
+    def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs: int = 1,
+              progress=None) -> np.ndarray:
         """Averaged doc-topic counts (D, K) of new documents given phi (SPEC §7), by the same
         single-site inference as the exact sampler (so perplexities of the two compare)."""
-        return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs)
+        return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs, progress)

@@ -181,8 +181,17 @@ class _TopicModel(BaseEstimator):
         check_is_fitted(self, "topic_word_counts_")
         corpus = _as_corpus(X, self.n_features_in_)
         rng = np.random.default_rng(self.random_state)
-        counts = self._make_sampler().infer(corpus.word_ids, corpus.doc_ptr, self._phi_wk(), self._alpha(),
-                                            self.n_infer_burn, self.n_infer_avg, rng, self._sampler_threads())
+        bar = None
+        if self.verbose:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=corpus.n_docs, desc="inference", unit="doc", dynamic_ncols=True)
+        try:
+            counts = self._make_sampler().infer(corpus.word_ids, corpus.doc_ptr, self._phi_wk(), self._alpha(),
+                                                self.n_infer_burn, self.n_infer_avg, rng, self._sampler_threads(),
+                                                progress=None if bar is None else bar.update)
+        finally:
+            if bar is not None:
+                bar.close()
         return counts, corpus.doc_lengths
 
     def _zbar(self, X) -> np.ndarray:

@@ -108,10 +108,12 @@ def check_seen(y_test: np.ndarray, classes: np.ndarray, path: str) -> None:
 
 
 def load_with_jobs(args):
-    """The saved model of --model, with --n-jobs (if given) overriding its n_jobs."""
+    """The saved model of --model, with --n-jobs (if given) overriding its n_jobs, and verbose
+    as --quiet, --json and the terminal say."""
     from ..persistence import load_model
 
     model = load_model(args.model)
+    model.set_params(verbose=int(show_progress(args)))  # an inference progress bar on a terminal only
     if args.n_jobs is not None:
         if args.n_jobs == 0:
             raise CLIError("--n-jobs must be a non-zero integer")
