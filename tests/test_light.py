@@ -243,7 +243,8 @@ def _inference_posterior(phi):
     probs = np.zeros(len(INFER_DOC) + 1)
     for z in all_states(len(INFER_DOC), 2):
         n = np.bincount(z, minlength=2)
-        lp = sum(np.log(phi[v, k]) for v, k in zip(INFER_DOC, z)) + np.sum(gammaln(n + INFER_ALPHA) - gammaln(INFER_ALPHA))
+        lp = (sum(np.log(phi[v, k]) for v, k in zip(INFER_DOC, z))
+              + np.sum(gammaln(n + INFER_ALPHA) - gammaln(INFER_ALPHA)))
         probs[n[0]] += np.exp(lp)
     return probs / probs.sum()
 
@@ -624,7 +625,7 @@ def test_inference_reports_progress_in_groups_with_the_same_topics(monkeypatch):
     same averaged counts, and the reports add up to every document."""
     import medlda.inference as inference
 
-    monkeypatch.setattr(inference, "PROGRESS_STREAMS", 1)  # a group per 256 documents
+    monkeypatch.setattr(inference, "PROGRESS_STREAMS", 1)  # a group per 256 documents and thread
     rng = np.random.default_rng(0)
     lengths = rng.integers(1, 12, size=700)
     doc_ptr = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
@@ -635,7 +636,9 @@ def test_inference_reports_progress_in_groups_with_the_same_topics(monkeypatch):
     reports = []
     grouped = ExactGibbs().infer(word_ids, doc_ptr, phi, alpha, 5, 5, np.random.default_rng(3), 2,
                                  progress=reports.append)
-    assert np.array_equal(whole, grouped) and reports == [256, 256, 188]
+    assert np.array_equal(whole, grouped) and reports == [512, 188]
+    one = ExactGibbs().infer(word_ids, doc_ptr, phi, alpha, 5, 5, np.random.default_rng(3), 1, progress=reports.append)
+    assert np.array_equal(whole, one) and reports[2:] == [256, 256, 188]
     assert not np.array_equal(whole, ExactGibbs().infer(word_ids, doc_ptr, phi, alpha, 5, 5,
                                                         np.random.default_rng(4), 2))
 
