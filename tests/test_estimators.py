@@ -351,3 +351,21 @@ def test_verbose_inference_shows_a_progress_bar(capsys, planted):
     assert np.array_equal(model.transform(corpus), quiet)
     err = capsys.readouterr().err
     assert "inference" in err and "1500/1500" in err
+
+
+def test_a_fit_compiles_only_its_samplers_kernels():
+    """A fresh process fitting with gibbs warms up gibbs's kernels alone (on a fresh install the
+    first fit compiles in seconds, not every sampler's minute): no light or blocked kernel runs."""
+    import subprocess
+    import sys
+
+    code = ("from medlda import MedLDAClassifier, training\n"
+            "from medlda.kernels import blocked, light\n"
+            "from medlda.synthetic import make_supervised_corpus\n"
+            "corpus, _ = make_supervised_corpus(60, 3, words_per_topic=5, doc_length=10, random_state=0)\n"
+            "MedLDAClassifier(3, n_iter=2).fit(corpus, corpus.single_labels())\n"
+            "used = [n for m in (light, blocked) for n, v in vars(m).items() if getattr(v, 'signatures', None)]\n"
+            "print(sorted(training._COMPILED), used)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[('gibbs',)] []"

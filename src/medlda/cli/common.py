@@ -17,7 +17,8 @@ class CLIError(MedLDAError):
 
 
 def show_progress(args) -> bool:
-    return not (args.quiet or args.json) and sys.stderr.isatty()
+    """Progress bars on a terminal, unless --quiet or --json (commands without them: on)."""
+    return not (getattr(args, "quiet", False) or getattr(args, "json", False)) and sys.stderr.isatty()
 
 
 def read_data(args, path: str, role: str, vocabulary=None) -> Corpus:
