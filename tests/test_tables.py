@@ -82,6 +82,8 @@ def test_label_column_defaults_to_label_and_numbers_are_responses(tmp_path):
     assert read_corpus(unlabeled).labels is None
     numbers = _write_jsonl(tmp_path / "n.jsonl", [{"text": t, "label": float(v)} for t, v in many])
     assert np.array_equal(read_corpus(numbers).real_labels(), corpus.real_labels())
+    flags = _write_jsonl(tmp_path / "b.jsonl", [{"text": t, "label": i % 2 == 0} for i, (t, _) in enumerate(many)])
+    assert read_corpus(flags).labels == [("true",), ("false",)] * 3
 
 
 def test_a_training_vocabulary_drops_and_counts_unknown_words(tmp_path):
@@ -107,7 +109,7 @@ def test_guess_format_reads_the_suffix(tmp_path):
     ("f.jsonl", '{"text": "a"}\n["b"]\n', r"f\.jsonl, line 2: expected a JSON object per line, found list"),
     ("g.jsonl", '{"text": "a", "label": "x"}\n{"label": "y"}\n', r"g\.jsonl, line 2: no 'text' field"),
     ("h.jsonl", '{"text": {"a": 1}}\n', r"h\.jsonl, line 1: the 'text' field is a dict, not text"),
-    ("i.jsonl", '{"text": "a", "label": {"x": 1}}\n', r"i\.jsonl, line 1: a label is a string, a number or a list"),
+    ("i.jsonl", '{"text": "a", "label": {"x": 1}}\n', r"i\.jsonl, line 1: a label is a string, a number, true or"),
     ("j.jsonl", '{"text": "a", "label": [["x"]]}\n', r"j\.jsonl, line 1: a label list may hold only"),
     ("k.jsonl", "\n\n", r"k\.jsonl: no rows"),
 ])

@@ -113,15 +113,18 @@ def _columns(rows, path: str, text_column: str, label_column: str | None):
 
 
 def _labels(value, path: str, line: int) -> tuple[str, ...]:
-    """A label cell as a tuple: 'a' or 'a,b' or a number (JSON: also a list or null)."""
+    """A label cell as a tuple: 'a' or 'a,b' or a number (JSON: also true / false, a list, or null)."""
     if value is None:
         return ()
+    if isinstance(value, bool):  # a yes/no label, e.g. {"spam": true}: the classes 'false' and 'true'
+        return (str(value).lower(),)
     if isinstance(value, list):
         if not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
             raise InputFormatError(path, line, "a label list may hold only strings and numbers")
         return tuple(str(v) for v in value)
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise InputFormatError(path, line, f"a label is a string, a number or a list, not {json.dumps(value)[:40]}")
+    if not isinstance(value, (str, int, float)):
+        raise InputFormatError(path, line, f"a label is a string, a number, true or false, or a list, not "
+                                           f"{json.dumps(value)[:40]}")
     if isinstance(value, str):
         return tuple(part.strip() for part in value.split(",") if part.strip())
     return (str(value),)
