@@ -136,6 +136,33 @@ def test_holdout_sets_aside_a_stratified_seeded_part(capsys, bow_files):
     assert "must be between 0 and 1, got 1" in capsys.readouterr().err
 
 
+def test_several_topic_counts_are_compared_and_the_best_kept(capsys, tmp_path, bow_files):
+    from medlda.persistence import load_model
+
+    train, test = bow_files
+    fast = [a for a in FAST if a not in ("--topics", "5")]
+    best = tmp_path / "best.npz"
+    code, out, err = run(capsys, "train", "--train", train, "--test", test, "--topics", "2,5", "--out", best,
+                         "--json", *fast)
+    assert code == 0, err
+    result = json.loads(out)
+    runs = {r["n_topics"]: r for r in result["runs"]}
+    assert sorted(runs) == [2, 5] and result["selected_by"] == "accuracy"
+    assert result["best_n_topics"] == max(runs, key=lambda k: (runs[k]["accuracy"], -k))
+    assert load_model(best).n_topics == result["best_n_topics"]
+    code, out, _ = run(capsys, "train", "--train", train, "--test", test, "--topics", "2,5", "--unsupervised",
+                       "--json", *fast)
+    runs = json.loads(out)["runs"]
+    assert json.loads(out)["best_n_topics"] == min(runs, key=lambda r: r["perplexity"])["n_topics"]
+    code, out, _ = run(capsys, "train", "--train", train, "--holdout", "0.2", "--topics", "2,5", *fast)
+    assert code == 0 and out.splitlines()[0].startswith("    2 topics: accuracy ") and "best: " in out
+    code, _, err = run(capsys, "train", "--train", train, "--topics", "2,5", *fast)
+    assert code == 2 and "give --test or --holdout" in err
+    code, _, err = run(capsys, "train", "--train", train, "--test", test, "--topics", "2,5",
+                       "--checkpoint", tmp_path / "c.ckpt", *fast)
+    assert code == 2 and "--checkpoint is for one model" in err
+
+
 def test_predict_proba_of_a_logistic_model(capsys, tmp_path, bow_files):
     """--proba: a header and one row per document whose probabilities sum to 1, pick the label,
     and equal predict_proba; a hinge model is refused."""

@@ -25,7 +25,9 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--holdout", type=_open_fraction, default=None, metavar="F",
                    help="set aside a random fraction F of --train (stratified by class; --seed) as test data, "
                         "when there is no --test; the vocabulary is still built from all of --train")
-    t.add_argument("--topics", type=int, default=20, help="number of topics K (default 20)")
+    t.add_argument("--topics", type=_topic_counts, default=[20], metavar="K",
+                   help="number of topics K (default 20); several, comma-separated (20,50,100), train one model "
+                        "each, compared on --test or --holdout, and --out keeps the best")
     t.add_argument("--iters", type=int, default=50, help="training iterations (default 50)")
     t.add_argument("--sampler", choices=SAMPLERS, default="gibbs",
                    help="gibbs (exact), light (LightMedLDA) or blocked (blocked Gibbs, with --unsupervised)")
@@ -205,6 +207,14 @@ def _unit_number(text: str) -> float:
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
     return value
+
+
+def _topic_counts(text: str) -> list[int]:
+    """argparse type: one or more numbers of topics, comma-separated, each at least 1."""
+    counts = [_positive_int(part.strip()) for part in text.split(",") if part.strip()]
+    if not counts:
+        raise argparse.ArgumentTypeError(f"no number of topics in {text!r}")
+    return counts
 
 
 def _open_fraction(text: str) -> float:

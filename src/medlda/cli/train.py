@@ -13,9 +13,6 @@ from .common import CLIError, check_seen, coherence_of, read_data, show_progress
 
 
 def cmd_train(args) -> int:
-    from ..estimators import LDA
-    from ..reports import coherence_json
-
     if args.sampler == "blocked" and not args.unsupervised:
         raise CLIError("--sampler blocked is for plain LDA: add --unsupervised")
     for path in (args.out, args.trace, args.checkpoint):  # before training, not after it
@@ -38,11 +35,30 @@ def cmd_train(args) -> int:
                    if value is not None})
     if args.resume and args.checkpoint and not os.path.exists(args.checkpoint):
         warn(args, f"{args.checkpoint}: no checkpoint yet, starting from the first iteration")
+    if len(args.topics) > 1:
+        return _compare_topics(args, train, test, common)
+    model, result = _train_and_evaluate(args, train, test, common, args.topics[0])
+    if args.out:
+        model.save(args.out)
+        result["model"] = args.out
+    if args.trace:
+        atomic_write_text(args.trace, json.dumps(model.trace_, indent=1) + "\n")
+        result["trace"] = args.trace
+    _report(model, result, args)
+    return 0
+
+
+def _train_and_evaluate(args, train: Corpus, test: Corpus | None, common: dict, n_topics: int):
+    """Fit one model of ``n_topics`` topics; return it and its summary, with its measures on
+    ``test`` (if any)."""
+    from ..estimators import LDA
+    from ..reports import coherence_json
+
     if args.unsupervised:
-        model = LDA(args.topics, block_simulation=args.block_simulation, trace_every=args.trace_every,
+        model = LDA(n_topics, block_simulation=args.block_simulation, trace_every=args.trace_every,
                     **common).fit(train, heldout=test if args.trace else None)
     else:
-        model, task, y_test = _fit_supervised(args, train, test, common)
+        model, task, y_test = _fit_supervised(args, train, test, common, n_topics)
     result = _train_summary(model, train, args)
     result["task"] = "unsupervised" if args.unsupervised else task
     result.update({k: model.fit_stats_[k] for k in ("backend", "n_workers", "resumed_from_iteration")
@@ -61,14 +77,49 @@ def cmd_train(args) -> int:
         else:
             from ..tasks import measures
             result.update(measures(task, y_test, model.predict(test)))
+    return model, result
+
+
+SELECT_BY = {"classification": "accuracy", "multilabel": "f1_micro", "regression": "r2", "unsupervised": "perplexity"}
+
+
+def _compare_topics(args, train: Corpus, test: Corpus | None, common: dict) -> int:
+    """Several --topics: one model per K, each measured on the test data; report them side by
+    side and keep (--out) the best by the task's measure (perplexity: the lowest)."""
+    if test is None:
+        raise CLIError("several --topics are compared on test data: give --test or --holdout")
+    for flag, value in (("--checkpoint", args.checkpoint), ("--trace", args.trace), ("--resume", args.resume)):
+        if value:
+            raise CLIError(f"{flag} is for one model; give one --topics value with it")
+    runs = []
+    best = None
+    for n_topics in args.topics:
+        model, result = _train_and_evaluate(args, train, test, common, n_topics)
+        runs.append(result)
+        key = SELECT_BY[result["task"]]
+        score = -result[key] if key == "perplexity" else result[key]
+        if best is None or score > best[0]:
+            best = (score, model, result)
+        if not (args.json or args.quiet):
+            print(_comparison_line(result, key), flush=True)
+    _, model, chosen = best
+    out = {"runs": runs, "selected_by": SELECT_BY[chosen["task"]], "best_n_topics": chosen["n_topics"]}
     if args.out:
         model.save(args.out)
-        result["model"] = args.out
-    if args.trace:
-        atomic_write_text(args.trace, json.dumps(model.trace_, indent=1) + "\n")
-        result["trace"] = args.trace
-    _report(model, result, args)
+        out["model"] = args.out
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(f"best: {chosen['n_topics']} topics by {out['selected_by']}"
+              + (f"; saved to {args.out}" if args.out else ""))
     return 0
+
+
+def _comparison_line(result: dict, key: str) -> str:
+    """One K of a comparison: its measure, coherence and training time."""
+    npmi = f", coherence npmi {result['coherence_npmi']:+.3f}" if "coherence_npmi" in result else ""
+    return (f"{result['n_topics']:>5} topics: {key.replace('_', ' ')} {result[key]:.4f}{npmi}, "
+            f"trained in {result['train_seconds']:.1f} s")
 
 
 def _hold_out(corpus: Corpus, fraction: float, seed: int | None, args) -> tuple[Corpus, Corpus]:
@@ -89,9 +140,9 @@ def _hold_out(corpus: Corpus, fraction: float, seed: int | None, args) -> tuple[
     return corpus.subset(np.sort(kept)), corpus.subset(np.sort(held))
 
 
-def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict):
-    """Pick the task from the labels (or --task), build the estimator, fit it; return it, the task
-    and the test targets (None without --test)."""
+def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict, n_topics: int):
+    """Pick the task from the labels (or --task), build the estimator of ``n_topics`` topics, fit
+    it; return it, the task and the test targets (None without --test)."""
     from ..estimators import MedLDAClassifier
     from ..regression import MedLDARegressor
     from ..tasks import detect_task, label_matrix, targets
@@ -111,11 +162,11 @@ def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict):
         if args.class_weight is not None:
             raise CLIError("--class-weight is for classification; this is a regression task")
         c = {} if args.c is None else {"c": args.c}
-        model = MedLDARegressor(args.topics, loss=args.loss or "epsilon", epsilon=args.epsilon,
+        model = MedLDARegressor(n_topics, loss=args.loss or "epsilon", epsilon=args.epsilon,
                                 sigma2=args.sigma2, eta_draw=args.eta_draw, **c, **common)
     else:
         margin = "auto" if args.margin is None else args.margin
-        model = MedLDAClassifier(args.topics, c="auto" if args.c is None else args.c, margin=margin,
+        model = MedLDAClassifier(n_topics, c="auto" if args.c is None else args.c, margin=margin,
                                  sigma2=args.sigma2,
                                  positive_cost="auto" if args.positive_cost is None else args.positive_cost,
                                  class_weight=args.class_weight,
