@@ -403,15 +403,24 @@ def test_unseen_test_labels_are_an_error(capsys, tmp_path, bow_files):
 
 
 @pytest.mark.parametrize("flags, match", [
-    (["--topics", "0"], "n_topics"), (["--c", "-1"], "c must"), (["--sigma2", "0"], "sigma2"),
+    (["--c", "-1"], "c must"), (["--sigma2", "0"], "sigma2"),
     (["--alpha-sum", "0"], "alpha_sum"), (["--iters", "0"], "n_iter"), (["--positive-cost", "0"], "positive_cost"),
 ])
 def test_invalid_hyperparameters(capsys, bow_files, flags, match):
     train, _ = bow_files
     code, _, err = run(capsys, "train", "--train", train, *FAST, *flags)
     assert code == 2 and match in err
-    if flags[0] in ("--topics", "--iters"):
+    if flags[0] == "--iters":
         assert "must be an integer >= 1, got 0" in err
+
+
+@pytest.mark.parametrize("value, match", [("0", "must be at least 1, got 0"), ("20,x", "not an integer: 'x'"),
+                                          (",", "no number of topics in ','")])
+def test_invalid_topic_counts_are_refused_by_the_parser(capsys, bow_files, value, match):
+    train, _ = bow_files
+    with pytest.raises(SystemExit) as stop:
+        run(capsys, "train", "--train", train, "--topics", value)
+    assert stop.value.code == 2 and f"argument --topics: {match}" in capsys.readouterr().err
 
 
 def test_unwritable_outputs_are_refused_before_the_work(capsys, tmp_path, bow_files, monkeypatch):
