@@ -20,6 +20,8 @@ def cmd_train(args) -> int:
             check_writable(path)
     if args.holdout is not None and args.test:
         raise CLIError("--holdout sets aside part of --train as test data; give it or --test, not both")
+    if len(args.topics) > 1:  # before reading the data
+        _check_comparison(args)
     train = read_data(args, args.train, "train")
     test = read_data(args, args.test, "test", vocabulary=train.vocabulary) if args.test else None
     if args.holdout is not None:
@@ -86,11 +88,6 @@ SELECT_BY = {"classification": "accuracy", "multilabel": "f1_micro", "regression
 def _compare_topics(args, train: Corpus, test: Corpus | None, common: dict) -> int:
     """Several --topics: one model per K, each measured on the test data; report them side by
     side and keep (--out) the best by the task's measure (perplexity: the lowest)."""
-    if test is None:
-        raise CLIError("several --topics are compared on test data: give --test or --holdout")
-    for flag, value in (("--checkpoint", args.checkpoint), ("--trace", args.trace), ("--resume", args.resume)):
-        if value:
-            raise CLIError(f"{flag} is for one model; give one --topics value with it")
     runs = []
     best = None
     for n_topics in args.topics:
@@ -113,6 +110,15 @@ def _compare_topics(args, train: Corpus, test: Corpus | None, common: dict) -> i
         print(f"best: {chosen['n_topics']} topics by {out['selected_by']}"
               + (f"; saved to {args.out}" if args.out else ""))
     return 0
+
+
+def _check_comparison(args) -> None:
+    """Several --topics need test data to compare on, and no single-model outputs."""
+    if not args.test and args.holdout is None:
+        raise CLIError("several --topics are compared on test data: give --test or --holdout")
+    for flag, value in (("--checkpoint", args.checkpoint), ("--trace", args.trace), ("--resume", args.resume)):
+        if value:
+            raise CLIError(f"{flag} is for one model; give one --topics value with it")
 
 
 def _comparison_line(result: dict, key: str) -> str:
