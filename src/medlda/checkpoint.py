@@ -179,7 +179,7 @@ class RunCheckpoints:
         if path is None or (not every and not resume):
             return cls(None, 0, False, {}, "", model.n_iter, n_eta_keep)
         targets = None if supervision is None else supervision.targets
-        weight = None if supervision is None else getattr(supervision.loss, "doc_weight", None)
+        weight = None if supervision is None else supervision.loss.doc_weight
         if weight is not None:  # weighted documents are another task: resuming needs the same weights
             targets = np.column_stack([targets, weight])
         return cls(path, every, resume, training_config(model),

@@ -82,13 +82,16 @@ def load_model(path):
     """Load a model saved by :func:`save_model`; refuses foreign or inconsistent files."""
     path = Path(path)
     meta, arrays = _read_archive(path)
-    return _rebuild(path, meta, arrays)
+    return _rebuild(path, meta, arrays)  # called here, so that its version warning names the caller's line
 
 
-def read_metadata(path) -> dict:
-    """The JSON metadata a saved model carries (format, the medlda version that saved it,
-    estimator, parameters, fit statistics, ...), checked as by :func:`load_model`."""
-    return _read_archive(Path(path))[0]
+def load_with_metadata(path) -> tuple:
+    """(model, metadata): :func:`load_model`'s model and the JSON metadata its file carries (format,
+    the medlda and library versions that saved it, estimator, parameters, fit statistics, ...),
+    from one read of the file."""
+    path = Path(path)
+    meta, arrays = _read_archive(path)
+    return _rebuild(path, meta, arrays), meta
 
 
 def _read_archive(path: Path) -> tuple[dict, dict]:

@@ -104,7 +104,7 @@ def proportion_lines(theta: np.ndarray, top: int | None = None) -> list[str]:
 
 def model_summary(model, meta: dict) -> dict:
     """What a saved model is (``medlda info``): estimator, task, sizes, how and on what it was
-    trained, and every parameter; ``meta`` is the file's metadata (``persistence.read_metadata``)."""
+    trained, and every parameter; ``meta`` is the file's metadata (``persistence.load_with_metadata``)."""
     from .tasks import model_task
 
     stats = model.fit_stats_

@@ -186,7 +186,7 @@ def warm_up(sampler=None) -> float:
     runs (its sweeps, threaded ones too when it has n_jobs > 1, its eta draw, its inference and
     the log joint), or with ``sampler=None`` every kernel, once per process; returns the seconds
     that took (0 once they are loaded). Compiling only what a sampler needs keeps a fresh
-    install's first fit from compiling every sampler (68 s for all of them on this VM)."""
+    install's first fit from compiling every sampler (69.9 s for all of them on this VM)."""
     groups = _warm_groups(sampler)
     todo = [g for g in groups if g not in _COMPILED]
     for group in todo:

@@ -16,9 +16,14 @@ class CLIError(MedLDAError):
     """A problem with the command line's inputs, reported without a traceback."""
 
 
+def _silenced(args) -> bool:
+    """Whether --quiet or --json asked for no progress or warnings (commands without them: no)."""
+    return getattr(args, "quiet", False) or getattr(args, "json", False)
+
+
 def show_progress(args) -> bool:
-    """Progress bars on a terminal, unless --quiet or --json (commands without them: on)."""
-    return not (getattr(args, "quiet", False) or getattr(args, "json", False)) and sys.stderr.isatty()
+    """Progress bars on a terminal, unless silenced."""
+    return not _silenced(args) and sys.stderr.isatty()
 
 
 def read_data(args, path: str, role: str, vocabulary=None) -> Corpus:
@@ -144,7 +149,7 @@ def model_targets(model, corpus: Corpus, path: str):
 
 def warn(args, message: str) -> None:
     """A warning on stderr, unless --quiet or --json asked for silence."""
-    if not (getattr(args, "quiet", False) or getattr(args, "json", False)):
+    if not _silenced(args):
         print(f"medlda: warning: {message}", file=sys.stderr)
 
 

@@ -15,10 +15,10 @@ PLOT_KINDS = ["trace", "topics", "class-topics", "map", "confusion", "prediction
 
 
 def cmd_info(args) -> int:
-    from ..persistence import load_model, read_metadata
+    from ..persistence import load_with_metadata
     from ..reports import model_summary, summary_lines
 
-    summary = {"model": args.model, **model_summary(load_model(args.model), read_metadata(args.model))}
+    summary = {"model": args.model, **model_summary(*load_with_metadata(args.model))}
     print(json.dumps(summary) if args.json else "\n".join(summary_lines(summary)))
     return 0
 
