@@ -206,13 +206,17 @@ class _TopicModel(BaseEstimator):
         ``top_word_ids``). Words come from ``vocabulary`` (e.g. a pipeline's
         ``CountVectorizer().get_feature_names_out()``), else from the fitted Corpus, else word ids
         are given as text."""
-        check_is_fitted(self, "topic_word_counts_")
+        return self._words_of(self.top_word_ids(n, relevance), vocabulary)
+
+    def _words_of(self, ids: np.ndarray, vocabulary=None) -> list[list[str]]:
+        """Rows of word ids (``top_word_ids``) as words of ``vocabulary``, else of the fitted
+        Corpus, else the ids as text."""
         vocab = self.vocabulary_ if vocabulary is None else np.asarray(vocabulary, dtype=str)
         if vocab is not None and vocab.size != self.n_features_in_:
             raise ValueError(f"vocabulary has {vocab.size} words, the model {self.n_features_in_}")
         if vocab is None:
             vocab = np.array([str(v) for v in range(self.n_features_in_)])
-        return [[str(vocab[v]) for v in row] for row in self.top_word_ids(n, relevance)]
+        return [[str(vocab[v]) for v in row] for row in ids]
 
     def top_word_ids(self, n: int = 10, relevance: float = 1.0) -> np.ndarray:
         """(K, n) word ids of each topic's ``n`` top words, the first first. ``relevance`` is

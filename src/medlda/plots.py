@@ -93,7 +93,8 @@ def plot_topics(model, topics: Sequence[int] | None = None, n_words: int = 10, v
     bad = [k for k in topics if not 0 <= k < phi.shape[0]]
     if bad:
         raise ValueError(f"topics {bad} out of range: the model has {phi.shape[0]} topics")
-    words, ids = model.top_words(n_words, vocabulary, relevance), model.top_word_ids(n_words, relevance)
+    ids = model.top_word_ids(n_words, relevance)  # one ranking for the bars and their labels
+    words = model._words_of(ids, vocabulary)
     fig, axes = _panels(ax, len(topics), ncols=4, panel_size=(3.2, 0.25 * n_words + 1.0))
     for a, k in zip(axes, topics):
         top = phi[k, ids[k]]

@@ -598,8 +598,9 @@ def guess_format(path: PathLike) -> str:
     from .tables import table_format
 
     path = Path(path)
-    if path.is_file() and table_format(path):
-        return table_format(path)
+    table = table_format(path) if path.is_file() else None
+    if table:
+        return table
     if is_collection(path):
         names = [PurePosixPath(n).name for n in _collection_files(path)]
         from .reuters import SGML_NAME
