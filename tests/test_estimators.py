@@ -369,3 +369,24 @@ def test_a_fit_compiles_only_its_samplers_kernels():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[('gibbs',)] []"
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_a_light_fit_warms_up_the_sweep_it_runs(n_classes):
+    """The light sweeps are compiled per (proposal mode, n_mh, task kind): a fresh process's fit
+    warms up, before its timed sweeps, the one its task needs, and sweeps with no other."""
+    import subprocess
+    import sys
+
+    code = ("from medlda import MedLDAClassifier, training\n"
+            "from medlda.kernels.light import sweeps_for\n"
+            "from medlda.synthetic import make_supervised_corpus\n"
+            f"corpus, _ = make_supervised_corpus(60, 3, n_classes={n_classes}, words_per_topic=5, doc_length=10, "
+            "random_state=0)\n"
+            "model = MedLDAClassifier(3, n_iter=2, sampler='light', proposal='cycle', n_mh=3)\n"
+            "model.fit(corpus, corpus.single_labels())\n"
+            "print(sorted(training._COMPILED), sweeps_for.cache_info().currsize)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    tasks = 1 if n_classes == 2 else 2  # one task, or several
+    assert done.stdout.strip() == f"[('light', 'collapsed', False, 'cycle', 3, {tasks})] 1"

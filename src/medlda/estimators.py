@@ -113,7 +113,7 @@ class _TopicModel(BaseEstimator):
                              f"{type(self).__name__} needs sampler='gibbs' or 'light'")
         if measure is not None and getattr(self, "backend", "local") != "local":
             raise NotImplementedError("held-out perplexity traces need backend='local'")
-        compile_seconds = training.warm_up(self._sampler)
+        compile_seconds = training.warm_up(self._sampler, 0 if supervision is None else supervision.targets.shape[1])
         run = RunCheckpoints.for_model(self, corpus.word_ids, corpus.doc_ptr, corpus.n_words,
                                        supervision, n_eta_keep)
         bar = None

@@ -13,9 +13,7 @@ from .kernels.alias import build_alias_rows
 from .kernels.dirichlet import draw_phi_tables
 from .kernels.eta import coordinate_eta_sweeps
 from .kernels.gibbs import gibbs_sweep
-from .kernels.light import (PROPOSAL_MODES, light_infer_doc_topic, light_infer_doc_topic_parallel,
-                            light_sweep_collapsed, light_sweep_collapsed_parallel, light_sweep_exact,
-                            light_sweep_exact_parallel)
+from .kernels.light import PROPOSAL_MODES, light_infer_doc_topic, light_infer_doc_topic_parallel, sweeps_for, task_kind
 from .kernels.rng import make_streams, on_stream_chunks, stream_chunks
 from .kernels.word_hash import compact_and_build, hash_from_dense, new_word_meta, new_word_table, spill_bound
 
@@ -150,7 +148,7 @@ class Light:
         """One sweep over every token. The partial variant draws phi from ``state.n_wk`` unless
         ``phi_wk`` (V, K) is given (a distributed driver draws it once from the global counts)."""
         a_prob, a_alias = _alpha_table(state.alpha)
-        mode = PROPOSAL_MODES[self.proposal]
+        kernels = sweeps_for(PROPOSAL_MODES[self.proposal], task_kind(eta.shape[0]), int(self.n_mh))
         moved, moved_from = self._move_log(state.z.size)
         if self.variant == "partial":
             phi, prob, alias, mass = self._exact_tables(*state.n_wk.shape)
@@ -162,10 +160,9 @@ class Light:
                 phi = np.ascontiguousarray(phi_wk, dtype=np.float64)
                 build_alias_rows(phi, prob, alias, np.empty(phi.shape))
                 mass = phi.sum(axis=1)
-            on_stream_chunks(light_sweep_exact, light_sweep_exact_parallel, state.doc_ptr, self.n_jobs,
-                             state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k, state.alpha,
-                             a_prob, a_alias, phi, prob, alias, mass, eta, kappa, w, mode, self.n_mh, state.streams,
-                             moved, moved_from)
+            on_stream_chunks(kernels.exact, kernels.exact_parallel, state.doc_ptr, self.n_jobs, state.word_ids,
+                             state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k, state.alpha, a_prob, a_alias,
+                             phi, prob, alias, mass, eta, kappa, w, state.streams, moved, moved_from)
             return
         h = self._word_hash(state)
         slots, h.top = compact_and_build(h.word_meta, h.slots, h.spill, state.n_k, state.beta, state.vbeta,
@@ -173,12 +170,12 @@ class Light:
         h.slots, h.spare = slots, h.slots
         args = (state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k, state.alpha, a_prob,
                 a_alias, state.beta, state.vbeta, h.word_meta, h.slots, h.top, h.word_table, h.inv_frozen, eta, kappa,
-                w, mode, self.n_mh, state.streams, moved, moved_from)
+                w, state.streams, moved, moved_from)
         chunks = stream_chunks(state.doc_ptr, self.n_jobs)  # the parallel sweep also takes the threads' slots
         if chunks.size > 2:
-            light_sweep_collapsed_parallel(chunks, *args, self._thread_slots(chunks.size - 1, h.slots))
+            kernels.collapsed_parallel(chunks, *args, self._thread_slots(chunks.size - 1, h.slots))
         else:
-            light_sweep_collapsed(*args)
+            kernels.collapsed(*args)
         self._synced = (state, state.n_k.copy())
 
     def _thread_slots(self, n_threads: int, slots: np.ndarray) -> np.ndarray:

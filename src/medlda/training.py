@@ -181,13 +181,14 @@ def completion_perplexity(word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.
 _COMPILED: dict[tuple, float] = {}  # seconds each group of kernels took to compile or load, per process
 
 
-def warm_up(sampler=None) -> float:
+def warm_up(sampler=None, n_tasks: int | None = None) -> float:
     """Compile (or load from cache) on a tiny problem the kernels that training with ``sampler``
-    runs (its sweeps, threaded ones too when it has n_jobs > 1, its eta draw, its inference and
-    the log joint), or with ``sampler=None`` every kernel, once per process; returns the seconds
-    that took (0 once they are loaded). Compiling only what a sampler needs keeps a fresh
-    install's first fit from compiling every sampler (69.9 s for all of them on this VM)."""
-    groups = _warm_groups(sampler)
+    on ``n_tasks`` tasks (0: LDA; None: 0 and 1) runs (its sweeps, threaded ones too when it has
+    n_jobs > 1, its eta draw, its inference and the log joint), or with ``sampler=None`` every
+    kernel, once per process; returns the seconds that took (0 once they are loaded). Compiling
+    only what a sampler needs keeps a fresh install's first fit from compiling every sampler
+    (69.9 s for all of them on this VM)."""
+    groups = _warm_groups(sampler, n_tasks)
     todo = [g for g in groups if g not in _COMPILED]
     for group in todo:
         tic = time.perf_counter()
@@ -196,20 +197,27 @@ def warm_up(sampler=None) -> float:
     return sum(_COMPILED[g] for g in todo)
 
 
-def _warm_groups(sampler) -> list[tuple]:
-    """The kernel groups ``warm_up`` compiles for ``sampler`` (None: all of them)."""
+def _warm_groups(sampler, n_tasks: int | None) -> list[tuple]:
+    """The kernel groups ``warm_up`` compiles for ``sampler`` (None: all of them) on ``n_tasks``.
+    The light sweeps are compiled for one proposal mode, n_mh and kind of task count each
+    (``kernels.light.sweeps_for``), so their groups name those."""
     if sampler is None:
-        return [("gibbs",), ("light", "partial", True), ("light", "collapsed", True), ("blocked", "backward"),
-                ("blocked", "nested")]
+        light = [("light", variant, True, "mixture", 6, tasks) for variant in ("partial", "collapsed")
+                 for tasks in (0, 1)]
+        return [("gibbs",), *light, ("blocked", "backward"), ("blocked", "nested")]
     if isinstance(sampler, BlockedGibbs):
         return [("blocked", sampler.simulation)]
     if isinstance(sampler, Light):
-        return [("light", sampler.variant, int(sampler.n_jobs) > 1)]
+        kinds = (0, 1) if n_tasks is None else (min(int(n_tasks), 2),)
+        return [("light", sampler.variant, int(sampler.n_jobs) > 1, sampler.proposal, int(sampler.n_mh), tasks)
+                for tasks in kinds]
     return [("gibbs",)]
 
 
-def _warm_group(kind: str, variant: str | None = None, threaded: bool = False) -> None:
-    """Run one group's kernels on a tiny problem (4 tokens; 300 one-token documents for threads)."""
+def _warm_group(kind: str, variant: str | None = None, threaded: bool = False, proposal: str = "mixture",
+                n_mh: int = 6, n_tasks: int = 0) -> None:
+    """Run one group's kernels on a tiny problem (4 tokens; 300 one-token documents for threads),
+    the light sweeps with ``proposal``, ``n_mh`` and ``n_tasks`` tasks."""
     rng = np.random.default_rng(0)
     word_ids = np.array([0, 1, 1, 2], np.int32)
     doc_ptr = np.array([0, 2, 4], np.int64)
@@ -220,14 +228,18 @@ def _warm_group(kind: str, variant: str | None = None, threaded: bool = False) -
         BlockedGibbs(variant).sweep(state, *none, rng)
         completion_perplexity(word_ids, doc_ptr, np.full((3, 2), 1 / 3), state.alpha, 1, 1, rng, ExactGibbs())
         return
-    sampler = ExactGibbs() if kind == "gibbs" else Light(variant, eta_draw="coordinate")
-    sampler.sweep(state, *none, rng)
-    sampler.sweep(state, np.ones((1, 2)), np.ones((2, 1)), np.ones((2, 1)), rng)
+    if kind == "gibbs":  # one kernel for any number of tasks
+        sampler = ExactGibbs()
+        sampler.sweep(state, *none, rng)
+        sampler.sweep(state, np.ones((1, 2)), np.ones((2, 1)), np.ones((2, 1)), rng)
+    else:
+        sampler = Light(variant, proposal, n_mh, eta_draw="coordinate")
+        sampler.sweep(state, np.ones((n_tasks, 2)), np.ones((2, n_tasks)), np.ones((2, n_tasks)), rng)
     sampler.draw_eta(state, np.ones((1, 2)), np.ones((2, 1)), np.ones((2, 1)), 1.0, rng)
     completion_perplexity(word_ids, doc_ptr, np.full((3, 2), 1 / 3), state.alpha, 1, 1, rng, sampler)
     if threaded:  # the threaded kernels only run with two or more stream blocks of documents (or tasks)
         many = SamplerState.initialize(np.zeros(300, np.int32), np.arange(301, dtype=np.int64), 1, 2,
                                        np.full(2, 0.5), 0.1, rng)
-        light = Light(variant, n_jobs=2, eta_draw="coordinate")
-        light.sweep(many, np.zeros((0, 2)), np.zeros((300, 0)), np.zeros((300, 0)), rng)
+        light = Light(variant, proposal, n_mh, n_jobs=2, eta_draw="coordinate")
+        light.sweep(many, np.ones((n_tasks, 2)), np.ones((300, n_tasks)), np.ones((300, n_tasks)), rng)
         light.draw_eta(many, np.ones((2, 2)), np.ones((300, 2)), np.ones((300, 2)), 1.0, rng)  # tasks on threads

@@ -1,9 +1,29 @@
 """Small inline pieces shared by the token kernels."""
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 
 from .rng import next_uniform
+
+
+@intrinsic
+def fixed(typingctx, value):
+    """An integer argument as a constant of the compiled code when it was passed as a literal
+    (numba gives a literal argument its own machine code but still passes it at run time), so the
+    branches and loops that read it fold away; any other integer as it is."""
+    sig = types.int64(value)
+    if isinstance(value, types.IntegerLiteral):
+        constant = value.literal_value
+
+        def codegen(context, builder, signature, args):
+            return context.get_constant(types.int64, constant)
+    elif isinstance(value, types.Integer):
+        def codegen(context, builder, signature, args):
+            return context.cast(builder, args[0], signature.args[0], types.int64)
+    else:
+        return None
+    return sig, codegen
 
 
 @njit(cache=True, inline="always")
@@ -40,25 +60,25 @@ def doc_task_terms(eta_kt, n_dk, d, kappa, w, length, a, b, p):
 
 
 @njit(cache=True, inline="always")
-def move_task_terms(eta_kt, b, p, k, sign):
+def move_task_terms(eta_kt, b, p, k, sign, n_tasks):
     """p after a token of topic k joins (sign = +1) or leaves (sign = -1) the document: m_t moves
-    by sign * eta_tk. O(T); T >= 1 (callers check)."""
+    by sign * eta_tk. O(T); T = ``n_tasks`` >= 1 (callers check; a compile-time 1 drops the loop)."""
     uk = np.uint64(k)
     p[0] -= sign * 2.0 * b[0] * eta_kt[uk, 0]  # the first task apart: no loop set-up when T = 1
-    for t in range(1, eta_kt.shape[1]):
+    for t in range(1, n_tasks):
         p[t] -= sign * 2.0 * b[t] * eta_kt[uk, t]
 
 
 @njit(cache=True, inline="always")
-def topic_g(eta_kt, b, p, k):
+def topic_g(eta_kt, b, p, k, n_tasks):
     """G_d(k) of SPEC (3) given p from ``doc_task_terms`` (with m = m_d^{-di}):
     sum_t eta_tk (p_t - b_t eta_tk). ``eta_kt`` is eta transposed (K, T), so one topic's weights
     are contiguous; the light kernels compile with reassociation, so the sum is vectorized.
-    T >= 1 (callers check)."""
+    T = ``n_tasks`` >= 1 (callers check)."""
     uk = np.uint64(k)
     e = eta_kt[uk, 0]  # the first task apart: no loop set-up when T = 1
     s = e * (p[0] - b[0] * e)
-    for t in range(1, eta_kt.shape[1]):
+    for t in range(1, n_tasks):
         e = eta_kt[uk, t]
         s += e * (p[t] - b[t] * e)
     return s

@@ -40,7 +40,7 @@ def gibbs_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, vbeta, eta, 
             n_wk[v, old] -= 1
             n_k[old] -= 1
             if n_tasks > 0:
-                move_task_terms(eta_kt, b, p, old, -1.0)
+                move_task_terms(eta_kt, b, p, old, -1.0, n_tasks)
                 gmax = all_topic_g(eta, b, p, g)
                 for k in range(n_topics):
                     g[k] = fast_exp_lanes(g[k] - gmax)
@@ -57,5 +57,5 @@ def gibbs_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, vbeta, eta, 
             n_wk[v, new] += 1
             n_k[new] += 1
             if n_tasks > 0:
-                move_task_terms(eta_kt, b, p, new, 1.0)
+                move_task_terms(eta_kt, b, p, new, 1.0, n_tasks)
         streams[s] = state

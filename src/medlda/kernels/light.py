@@ -7,13 +7,18 @@ exp table from the m_dt at document entry, and both stored values used in the ra
 measured bias: the proposals depend on stale counts). ``light_sweep_exact`` is the partially
 collapsed sampler: target (2b) with an explicit phi, word tables from phi and the exp table from
 per-sweep constants only, so every proposal is a fixed function of (phi, eta, aux): exact.
+``sweeps_for(mode, tasks)`` gives both, each compiled for one proposal mode and task kind.
 """
+
+import functools
+from typing import Callable, NamedTuple
 
 import numpy as np
 from numba import njit, prange
 
 from .alias import build_alias, draw_alias
-from .common import add_average, all_topic_g, doc_task_terms, finish_average, max_doc_length, move_task_terms, topic_g
+from .common import (add_average, all_topic_g, doc_task_terms, finish_average, fixed, max_doc_length, move_task_terms,
+                     topic_g)
 from .fastexp import fast_exp, fast_exp_lanes
 from .prefetch import prefetch
 from .rng import DOCS_PER_STREAM, block_docs, next_below, next_uniform
@@ -21,6 +26,13 @@ from .word_hash import (BASE, CUR, FRAC, FROZEN, MASK, META_COLUMNS, SCALE_DENSE
                         TABLE_STRIDE, draw_word, find_slot, insert_topic)
 
 MIXTURE, CYCLE, DOC, WORD, EXP, SCAN = 0, 1, 2, 3, 4, 5
+SEVERAL = -1  # ``tasks`` of a kernel: T when it is 0 or 1, else this
+
+
+def task_kind(n_tasks: int) -> int:
+    """``sweeps_for``'s ``tasks`` for T tasks: T itself for 0 (LDA) or 1 (binary), else
+    ``SEVERAL``."""
+    return n_tasks if n_tasks <= 1 else SEVERAL
 PROPOSAL_MODES = {"mixture": MIXTURE, "scan": SCAN, "cycle": CYCLE, "doc": DOC, "word": WORD, "exp": EXP}
 # "mixture" and "scan" draw the same proposal: each step picks doc, word or exp uniformly at random.
 # "scan" accepts with the chosen proposal's own ratio (a random scan over three MH kernels, the
@@ -156,14 +168,15 @@ def _records(n_k, inv_frozen, exp_q):
 
 @njit(cache=True, fastmath=FAST)
 def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha, alpha_prob, alpha_alias,
-                      beta, vbeta, word_meta, slots, top, word_table, inv_frozen, eta, kappa, w, mode, n_mh,
-                      streams, moved, moved_from):
+                      beta, vbeta, word_meta, slots, top, word_table, inv_frozen, eta, kappa, w, mode, tasks,
+                      n_mh, streams, moved, moved_from):
     """The collapsed sweep over the documents of random-stream blocks [block_lo, block_hi), with
     its own hash (``word_meta``, ``slots``, ``top``) and ``n_k`` (the shared ones, or a thread's
     copies). Each token that changes
     topic is logged at moved[e], moved_from[e] from e = the block range's first token on; returns
     how many were logged."""
-    n_tasks = eta.shape[0]
+    mode, tasks, n_mh = fixed(mode), fixed(tasks), fixed(n_mh)  # constants of the code ``sweeps_for`` compiles
+    n_tasks = eta.shape[0] if tasks == SEVERAL else tasks
     (eta_kt, alpha_sum, alpha_flat, a, b, p, exp_w, exp_prob, exp_alias, exp_q, small, large, prop_kind,
      prop_topic) = _sweep_scratch(eta, alpha, n_mh)
     n_kinds = 3 if n_tasks > 0 else 2
@@ -222,8 +235,8 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
             rec[rs + R_N_K] -= 1.0
             g_s = 0.0
             if n_tasks > 0:
-                move_task_terms(eta_kt, b, p, s, -1.0)
-                g_s = topic_g(eta_kt, b, p, s)
+                move_task_terms(eta_kt, b, p, s, -1.0, n_tasks)
+                g_s = topic_g(eta_kt, b, p, s, n_tasks)
             # f_k = (n_kw + beta) / (n_k + Vbeta) kept as numerator and denominator: the ratio is
             # cross-multiplied, no division per step
             fn_s = slots[np.uint64(3 * js + CUR)] + beta
@@ -270,7 +283,7 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                 j_read = np.uint64(jt if jt >= 0 else -jt - 1)
                 cur_t = slots[3 * j_read + CUR]
                 frozen_t = slots[3 * j_read + FROZEN]
-                g_t = topic_g(eta_kt, b, p, t_new) if n_tasks > 0 else 0.0
+                g_t = topic_g(eta_kt, b, p, t_new, n_tasks) if n_tasks > 0 else 0.0
                 fn_t = cur_t + beta
                 fd_t = rec[rt + R_N_K] + vbeta
                 qw_t = (frozen_t + beta) * rec[rt + R_INV_FROZEN]
@@ -318,7 +331,7 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
             rec[rs + R_N_D] += 1.0
             rec[rs + R_N_K] += 1.0
             if n_tasks > 0:
-                move_task_terms(eta_kt, b, p, s, 1.0)
+                move_task_terms(eta_kt, b, p, s, 1.0, n_tasks)
             if s != s0:
                 moved[n_moved] = i
                 moved_from[n_moved] = s0
@@ -345,13 +358,14 @@ def _leave_doc(n_dk, d, rec, z, start, end, moved, moved_from, first_move, end_m
 
 @njit(cache=True, fastmath=FAST)
 def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_prob, alpha_alias, phi_wk,
-                  word_prob, word_alias, word_mass, eta, kappa, w, mode, n_mh, streams, moved, moved_from):
+                  word_prob, word_alias, word_mass, eta, kappa, w, mode, tasks, n_mh, streams, moved, moved_from):
     """The partially collapsed sweep over the documents of random-stream blocks [block_lo,
     block_hi). Reads nothing another block writes (phi is fixed, n_kw and n_k do not enter
     (2b)), so blocks can run in any order or in parallel with identical results; changed tokens
     are logged as in ``_collapsed_blocks``. ``word_mass`` (V,): sum_k phi_wk[v, k], the word
     proposal's normalizer (for the mixture's ratio)."""
-    n_tasks = eta.shape[0]
+    mode, tasks, n_mh = fixed(mode), fixed(tasks), fixed(n_mh)  # constants of the code ``sweeps_for`` compiles
+    n_tasks = eta.shape[0] if tasks == SEVERAL else tasks
     (eta_kt, alpha_sum, alpha_flat, a, b, p, exp_w, exp_prob, exp_alias, exp_q, small, large, prop_kind,
      prop_topic) = _sweep_scratch(eta, alpha, n_mh)
     n_kinds = 3 if n_tasks > 0 else 2
@@ -378,8 +392,8 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
             n_dk[d, s] -= 1
             g_s = 0.0
             if n_tasks > 0:
-                move_task_terms(eta_kt, b, p, s, -1.0)
-                g_s = topic_g(eta_kt, b, p, s)
+                move_task_terms(eta_kt, b, p, s, -1.0, n_tasks)
+                g_s = topic_g(eta_kt, b, p, s, n_tasks)
             f_s = phi_wk[v, s]
             # the doc factor at s (the row does not change during the steps)
             a_s = n_dk[d, s] + (alpha_flat if alpha_flat > 0.0 else alpha[s])
@@ -410,7 +424,7 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
                 t_new = prop_topic[step]
                 if t_new == s or t_new == OWN:
                     continue
-                g_t = topic_g(eta_kt, b, p, t_new) if n_tasks > 0 else 0.0
+                g_t = topic_g(eta_kt, b, p, t_new, n_tasks) if n_tasks > 0 else 0.0
                 f_t = phi_wk[v, t_new]
                 a_t = n_dk[d, t_new] + (alpha_flat if alpha_flat > 0.0 else alpha[t_new])
                 mix_t = 0.0
@@ -443,7 +457,7 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
             z[i] = s
             n_dk[d, s] += 1
             if n_tasks > 0:
-                move_task_terms(eta_kt, b, p, s, 1.0)
+                move_task_terms(eta_kt, b, p, s, 1.0, n_tasks)
             if s != s0:
                 moved[n_moved] = i
                 moved_from[n_moved] = s0
@@ -476,84 +490,103 @@ def apply_moves(word_ids, z, moved, moved_from, lo, n, n_wk, n_k, word_meta, slo
             slots[3 * j + CUR] += 1
 
 
-@njit(cache=True)
-def light_sweep_collapsed(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_alias, beta,
-                          vbeta, word_meta, slots, top, word_table, inv_frozen, eta, kappa, w, mode, n_mh,
-                          streams, moved, moved_from):
-    """One MH sweep of the collapsed light sampler; z, counts and streams updated in place.
-
-    Target per token: (n_dk^- + alpha_k) (n_kw^- + beta) / (n_k^- + Vbeta) exp(G_d(k)). The
-    topic-word counts live in the per-word hash (``word_meta``, ``slots``, ``top``, see
-    ``word_hash``); dense ``n_wk`` (V, K) catches up after the sweep from the log of changed tokens
-    (``moved``, ``moved_from``, (N,) scratch). The word proposal is the table
-    ``compact_and_build`` made at sweep start; its q is read back from the frozen counts:
-    q_v(k) proportional to (frozen n_kv + beta) * inv_frozen[k].
-    """
-    n_counted = n_k.copy()
-    n_moved = _collapsed_blocks(0, streams.size, word_ids, doc_ptr, z, n_dk, n_counted, alpha, alpha_prob,
-                                alpha_alias, beta, vbeta, word_meta, slots, top, word_table, inv_frozen, eta,
-                                kappa, w, mode, n_mh, streams, moved, moved_from)
-    apply_moves(word_ids, z, moved, moved_from, 0, n_moved, n_wk, n_k, word_meta, slots[:0], top)
+class Sweeps(NamedTuple):
+    """The four light sweeps compiled for one proposal mode, task kind and n_mh (``sweeps_for``)."""
+    collapsed: Callable
+    collapsed_parallel: Callable
+    exact: Callable
+    exact_parallel: Callable
 
 
-@njit(cache=True, parallel=True)
-def light_sweep_collapsed_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob,
-                                   alpha_alias, beta, vbeta, word_meta, slots, top, word_table, inv_frozen,
-                                   eta, kappa, w, mode, n_mh, streams, moved, moved_from, thread_slots):
-    """``light_sweep_collapsed`` with the stream blocks split at ``chunks`` (C + 1,) across threads.
-    Each thread samples against its own copy of the hashed counts and n_k taken at sweep start
-    (the approximate distributed-LDA scheme: a thread does not see the others' moves until the
-    sweep ends); the moves are merged afterwards. With one chunk it equals the serial sweep.
-    ``thread_slots`` (>= C, >= slots.size): room for the threads' copies of the slots."""
-    n_chunks = chunks.size - 1
-    counts = np.empty(n_chunks, np.int64)
-    used = 3 * top[0]
-    for c in prange(n_chunks):
-        own_meta, own_slots, own_top = word_meta, slots, top
-        if n_chunks > 1:  # the compact region copied; each thread spills into its own space
-            own_meta = word_meta.copy()
-            own_slots = thread_slots[c]
-            own_slots[:used] = slots[:used]
-            own_top = top.copy()
-        own_n_k = n_k.copy()
-        counts[c] = _collapsed_blocks(chunks[c], chunks[c + 1], word_ids, doc_ptr, z, n_dk, own_n_k, alpha,
-                                      alpha_prob, alpha_alias, beta, vbeta, own_meta, own_slots, own_top,
-                                      word_table, inv_frozen, eta, kappa, w, mode, n_mh, streams, moved,
-                                      moved_from)
-    for c in range(n_chunks):
-        move_start = block_docs(chunks[c], chunks[c + 1], doc_ptr)[2]
-        apply_moves(word_ids, z, moved, moved_from, move_start, counts[c], n_wk, n_k, word_meta,
-                    slots if n_chunks > 1 else slots[:0], top)
+@functools.cache
+def sweeps_for(mode: int, tasks: int, n_mh: int) -> Sweeps:
+    """The light sweeps with proposal ``mode`` (``PROPOSAL_MODES``), ``tasks`` (``task_kind``) and
+    ``n_mh`` fixed when they compile: each triple gets its own machine code (compiled on first
+    call, a few seconds, then cached on disk like every kernel), in which a binary task's or LDA's
+    sweep carries no code for other modes or for task loops, and a token's MH steps are unrolled.
+    About 5.5% of a binary sweep at K = 400 against passing the three at run time (numba's
+    ``literally`` would give the same code, but re-dispatches from Python in about 3 ms a call)."""
 
+    @njit(cache=True)
+    def light_sweep_collapsed(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_alias, beta,
+                              vbeta, word_meta, slots, top, word_table, inv_frozen, eta, kappa, w, streams,
+                              moved, moved_from):
+        """One MH sweep of the collapsed light sampler; z, counts and streams updated in place.
 
-@njit(cache=True)
-def light_sweep_exact(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_alias, phi_wk, word_prob,
-                      word_alias, word_mass, eta, kappa, w, mode, n_mh, streams, moved, moved_from):
-    """One MH sweep of the partially collapsed light sampler (SPEC (2b)); counts, z and streams
-    updated in place. Target per token: (n_dk^- + alpha_k) phi_kw exp(G_d(k)). Word tables
-    (prob, alias per word, (V, K)) draw k proportional to phi_kw, which cancels in the word ratio;
-    the exp table comes from G_d with m_dt = 0 (a per-sweep constant), so no proposal depends on
-    the current Z."""
-    n_moved = _exact_blocks(0, streams.size, word_ids, doc_ptr, z, n_dk, alpha, alpha_prob, alpha_alias, phi_wk,
-                            word_prob, word_alias, word_mass, eta, kappa, w, mode, n_mh, streams, moved, moved_from)
-    _apply_exact_moves(word_ids, z, moved, moved_from, 0, n_moved, n_wk, n_k)
+        Target per token: (n_dk^- + alpha_k) (n_kw^- + beta) / (n_k^- + Vbeta) exp(G_d(k)). The
+        topic-word counts live in the per-word hash (``word_meta``, ``slots``, ``top``, see
+        ``word_hash``); dense ``n_wk`` (V, K) catches up after the sweep from the log of changed
+        tokens (``moved``, ``moved_from``, (N,) scratch). The word proposal is the table
+        ``compact_and_build`` made at sweep start; its q is read back from the frozen counts:
+        q_v(k) proportional to (frozen n_kv + beta) * inv_frozen[k].
+        """
+        n_counted = n_k.copy()
+        n_moved = _collapsed_blocks(0, streams.size, word_ids, doc_ptr, z, n_dk, n_counted, alpha, alpha_prob,
+                                    alpha_alias, beta, vbeta, word_meta, slots, top, word_table, inv_frozen, eta,
+                                    kappa, w, mode, tasks, n_mh, streams, moved, moved_from)
+        apply_moves(word_ids, z, moved, moved_from, 0, n_moved, n_wk, n_k, word_meta, slots[:0], top)
 
+    @njit(cache=True, parallel=True)
+    def light_sweep_collapsed_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob,
+                                       alpha_alias, beta, vbeta, word_meta, slots, top, word_table, inv_frozen,
+                                       eta, kappa, w, streams, moved, moved_from, thread_slots):
+        """``light_sweep_collapsed`` with the stream blocks split at ``chunks`` (C + 1,) across
+        threads. Each thread samples against its own copy of the hashed counts and n_k taken at
+        sweep start (the approximate distributed-LDA scheme: a thread does not see the others'
+        moves until the sweep ends); the moves are merged afterwards. With one chunk it equals the
+        serial sweep. ``thread_slots`` (>= C, >= slots.size): room for the threads' copies of the
+        slots."""
+        n_chunks = chunks.size - 1
+        counts = np.empty(n_chunks, np.int64)
+        used = 3 * top[0]
+        for c in prange(n_chunks):
+            own_meta, own_slots, own_top = word_meta, slots, top
+            if n_chunks > 1:  # the compact region copied; each thread spills into its own space
+                own_meta = word_meta.copy()
+                own_slots = thread_slots[c]
+                own_slots[:used] = slots[:used]
+                own_top = top.copy()
+            own_n_k = n_k.copy()
+            counts[c] = _collapsed_blocks(chunks[c], chunks[c + 1], word_ids, doc_ptr, z, n_dk, own_n_k, alpha,
+                                          alpha_prob, alpha_alias, beta, vbeta, own_meta, own_slots, own_top,
+                                          word_table, inv_frozen, eta, kappa, w, mode, tasks, n_mh, streams,
+                                          moved, moved_from)
+        for c in range(n_chunks):
+            move_start = block_docs(chunks[c], chunks[c + 1], doc_ptr)[2]
+            apply_moves(word_ids, z, moved, moved_from, move_start, counts[c], n_wk, n_k, word_meta,
+                        slots if n_chunks > 1 else slots[:0], top)
 
-@njit(cache=True, parallel=True)
-def light_sweep_exact_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_alias,
-                               phi_wk, word_prob, word_alias, word_mass, eta, kappa, w, mode, n_mh, streams, moved,
-                               moved_from):
-    """``light_sweep_exact`` with the stream blocks split at ``chunks`` (C + 1,) across threads;
-    the result does not depend on C (documents are independent given phi)."""
-    n_chunks = chunks.size - 1
-    counts = np.empty(n_chunks, np.int64)
-    for c in prange(n_chunks):
-        counts[c] = _exact_blocks(chunks[c], chunks[c + 1], word_ids, doc_ptr, z, n_dk, alpha, alpha_prob,
-                                  alpha_alias, phi_wk, word_prob, word_alias, word_mass, eta, kappa, w, mode,
-                                  n_mh, streams, moved, moved_from)
-    for c in range(n_chunks):
-        move_start = block_docs(chunks[c], chunks[c + 1], doc_ptr)[2]
-        _apply_exact_moves(word_ids, z, moved, moved_from, move_start, counts[c], n_wk, n_k)
+    @njit(cache=True)
+    def light_sweep_exact(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_alias, phi_wk,
+                          word_prob, word_alias, word_mass, eta, kappa, w, streams, moved, moved_from):
+        """One MH sweep of the partially collapsed light sampler (SPEC (2b)); counts, z and
+        streams updated in place. Target per token: (n_dk^- + alpha_k) phi_kw exp(G_d(k)). Word
+        tables (prob, alias per word, (V, K)) draw k proportional to phi_kw, which cancels in the
+        word ratio; the exp table comes from G_d with m_dt = 0 (a per-sweep constant), so no
+        proposal depends on the current Z."""
+        n_moved = _exact_blocks(0, streams.size, word_ids, doc_ptr, z, n_dk, alpha, alpha_prob, alpha_alias,
+                                phi_wk, word_prob, word_alias, word_mass, eta, kappa, w, mode, tasks, n_mh,
+                                streams, moved, moved_from)
+        _apply_exact_moves(word_ids, z, moved, moved_from, 0, n_moved, n_wk, n_k)
+
+    @njit(cache=True, parallel=True)
+    def light_sweep_exact_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_alias,
+                                   phi_wk, word_prob, word_alias, word_mass, eta, kappa, w, streams, moved,
+                                   moved_from):
+        """``light_sweep_exact`` with the stream blocks split at ``chunks`` (C + 1,) across
+        threads; the result does not depend on C (documents are independent given phi)."""
+        n_chunks = chunks.size - 1
+        counts = np.empty(n_chunks, np.int64)
+        for c in prange(n_chunks):
+            counts[c] = _exact_blocks(chunks[c], chunks[c + 1], word_ids, doc_ptr, z, n_dk, alpha, alpha_prob,
+                                      alpha_alias, phi_wk, word_prob, word_alias, word_mass, eta, kappa, w, mode,
+                                      tasks, n_mh, streams, moved, moved_from)
+        for c in range(n_chunks):
+            move_start = block_docs(chunks[c], chunks[c + 1], doc_ptr)[2]
+            _apply_exact_moves(word_ids, z, moved, moved_from, move_start, counts[c], n_wk, n_k)
+
+    return Sweeps(light_sweep_collapsed, light_sweep_collapsed_parallel, light_sweep_exact,
+                  light_sweep_exact_parallel)
 
 
 @njit(cache=True)
