@@ -22,7 +22,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 
 from medlda import LDA, MedLDAClassifier
 from medlda.readers import read_corpus
