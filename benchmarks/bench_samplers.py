@@ -22,7 +22,6 @@ import sys
 import time
 from pathlib import Path
 
-
 from medlda import LDA, MedLDAClassifier
 from medlda.readers import read_corpus
 from medlda.training import warm_up
