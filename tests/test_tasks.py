@@ -121,8 +121,9 @@ def test_model_files_round_trip_every_estimator(tmp_path, multiclass, multilabel
 
 
 def test_positive_cost_reaches_the_loss_of_every_strategy(multiclass, multilabel, monkeypatch):
-    """An explicit positive_cost goes to every loss; 'auto' is 1 for one label per document and
-    MULTILABEL_POSITIVE_COST for multi-label data, in the multi-task model and every binary model."""
+    """An explicit positive_cost goes to every loss; 'auto' is MULTILABEL_POSITIVE_COST for
+    multi-label data, C - 1 for one-vs-rest on C single-label classes (each binary model
+    balanced) and 1 otherwise, in the multi-task model and every binary model."""
     import medlda.estimators as est
 
     train, y, _, _ = multiclass
@@ -133,7 +134,8 @@ def test_positive_cost_reaches_the_loss_of_every_strategy(multiclass, multilabel
             (dict(positive_cost=3.0, strategy="ovr"), ml_train, Y, [3.0] * 4),
             (dict(), ml_train, Y, [est.MULTILABEL_POSITIVE_COST]),
             (dict(strategy="ovr"), ml_train, Y, [est.MULTILABEL_POSITIVE_COST] * 4),
-            (dict(), train, y, [1.0]), (dict(strategy="ovr"), train, y, [1.0] * 3)]
+            (dict(), train, y, [1.0]), (dict(strategy="ovr"), train, y, [2.0] * 3),
+            (dict(strategy="ovr"), train, np.where(y == y[0], "one", "rest"), [1.0])]  # two classes: one binary model
     for params, X, labels, expected in fits:
         seen.clear()
         model = MedLDAClassifier(4, n_iter=2, n_jobs=1, **FAST, **params).fit(X, labels)

@@ -441,11 +441,15 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
             return LOGISTIC_BINARY_C if n_tasks == 1 else LOGISTIC_MULTI_C
         return HINGE_C
 
-    def _resolved_positive_cost(self, multilabel: bool) -> float:
-        """positive_cost, or by default 1 (the papers' loss) unless the labels are multi-label."""
+    def _resolved_positive_cost(self, n_tasks: int, multilabel: bool) -> float:
+        """positive_cost, or by default: 4 for multi-label data; C - 1 for one-vs-rest on C > 2
+        classes, so each binary model weighs its class's documents as much as the C - 1 others';
+        else 1 (the papers' loss)."""
         if self.positive_cost != "auto":
             return float(self.positive_cost)
-        return MULTILABEL_POSITIVE_COST if multilabel else 1.0
+        if multilabel:
+            return MULTILABEL_POSITIVE_COST
+        return float(n_tasks - 1) if self.strategy == "ovr" and n_tasks > 1 else 1.0
 
     def _resolved_margin(self, n_tasks: int, multilabel: bool = False) -> float:
         """margin, or by default the papers' binary and multi-class settings, and for multi-label
@@ -471,7 +475,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
         corpus, indicator, weight = _fit_corpus(self, X, indicator, weight)
         n_tasks = indicator.shape[1]
         self.c_, self.margin_ = self._resolved_c(n_tasks), self._resolved_margin(n_tasks, self.multilabel_)
-        self.positive_cost_ = self._resolved_positive_cost(self.multilabel_)
+        self.positive_cost_ = self._resolved_positive_cost(n_tasks, self.multilabel_)
         if self.strategy == "ovr" and n_tasks > 1:
             self.estimators_ = None
             fit_ovr(self, corpus, indicator, weight)

@@ -85,7 +85,7 @@ def _fit_binary(model, corpus, column: np.ndarray, seed: int, weight: np.ndarray
     model.classes_ = np.array([0, 1])
     model.multilabel_ = False
     model.c_, model.margin_ = model._resolved_c(1), model._resolved_margin(1)
-    model.positive_cost_ = model._resolved_positive_cost(False)
+    model.positive_cost_ = model._resolved_positive_cost(1, False)
     state = model._fit_tasks(corpus, column[:, None], np.random.default_rng(seed), weight)
     omega = state.zbar() @ model.eta_.T
     del model._fit_input, model._sampler

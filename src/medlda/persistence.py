@@ -159,6 +159,7 @@ def _rebuild(path: Path, meta: dict, arrays: dict):
 
 def _rebuild_classifier(path: Path, model, meta: dict, arrays: dict, K: int) -> None:
     """Fitted state of a MedLDAClassifier; one-vs-rest sub-models are rebuilt from the stacked view."""
+    from .estimators import MULTILABEL_POSITIVE_COST
     from .multiclass import unstack_ovr
 
     eta, cls = arrays.get("eta_samples"), arrays.get("classes")
@@ -173,7 +174,8 @@ def _rebuild_classifier(path: Path, model, meta: dict, arrays: dict, K: int) -> 
     model.train_accuracy_ = meta.get("train_accuracy")
     model.c_ = meta["c_"] if "c_" in meta else model._resolved_c(T)
     model.margin_ = meta["margin_"] if "margin_" in meta else model._resolved_margin(T)
-    model.positive_cost_ = meta.get("positive_cost_", model._resolved_positive_cost(multilabel))
+    # files from before positive_cost was saved trained with 1 (4 for multi-label data)
+    model.positive_cost_ = meta.get("positive_cost_", MULTILABEL_POSITIVE_COST if multilabel else 1.0)
     if meta.get("ovr"):
         unstack_ovr(model)
         for sub, info in zip(model.estimators_, meta.get("ovr_models", [])):
