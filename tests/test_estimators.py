@@ -353,12 +353,19 @@ def test_verbose_inference_shows_a_progress_bar(capsys, planted):
     assert "inference" in err and "1500/1500" in err
 
 
-def test_a_fit_compiles_only_its_samplers_kernels():
-    """A fresh process fitting with gibbs warms up gibbs's kernels alone (on a fresh install the
-    first fit compiles in seconds, not every sampler's minute): no light or blocked kernel runs."""
+def _fresh_process_prints(code: str, timeout: int) -> str:
+    """What ``code`` prints in a fresh Python process (nothing compiled or warmed up yet)."""
     import subprocess
     import sys
 
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_a_fit_compiles_only_its_samplers_kernels():
+    """A fresh process fitting with gibbs warms up gibbs's kernels alone (on a fresh install the
+    first fit compiles in seconds, not every sampler's minute): no light or blocked kernel runs."""
     code = ("from medlda import MedLDAClassifier, training\n"
             "from medlda.kernels import blocked, light\n"
             "from medlda.synthetic import make_supervised_corpus\n"
@@ -366,18 +373,13 @@ def test_a_fit_compiles_only_its_samplers_kernels():
             "MedLDAClassifier(3, n_iter=2).fit(corpus, corpus.single_labels())\n"
             "used = [n for m in (light, blocked) for n, v in vars(m).items() if getattr(v, 'signatures', None)]\n"
             "print(sorted(training._COMPILED), used)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[('gibbs',)] []"
+    assert _fresh_process_prints(code, 300) == "[('gibbs',)] []"
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_a_light_fit_warms_up_the_sweep_it_runs(n_classes):
     """The light sweeps are compiled per (proposal mode, n_mh, task kind): a fresh process's fit
     warms up, before its timed sweeps, the one its task needs, and sweeps with no other."""
-    import subprocess
-    import sys
-
     code = ("from medlda import MedLDAClassifier, training\n"
             "from medlda.kernels.light import sweeps_for\n"
             "from medlda.synthetic import make_supervised_corpus\n"
@@ -386,7 +388,5 @@ def test_a_light_fit_warms_up_the_sweep_it_runs(n_classes):
             "model = MedLDAClassifier(3, n_iter=2, sampler='light', proposal='cycle', n_mh=3)\n"
             "model.fit(corpus, corpus.single_labels())\n"
             "print(sorted(training._COMPILED), sweeps_for.cache_info().currsize)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
     tasks = 1 if n_classes == 2 else 2  # one task, or several
-    assert done.stdout.strip() == f"[('light', 'collapsed', False, 'cycle', 3, {tasks})] 1"
+    assert _fresh_process_prints(code, 600) == f"[('light', 'collapsed', False, 'cycle', 3, {tasks})] 1"
