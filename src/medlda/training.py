@@ -208,7 +208,7 @@ def _warm_groups(sampler, n_tasks: int | None) -> list[tuple]:
     if isinstance(sampler, BlockedGibbs):
         return [("blocked", sampler.simulation)]
     if isinstance(sampler, Light):
-        kinds = (0, 1) if n_tasks is None else (min(int(n_tasks), 2),)
+        kinds = (0, 1) if n_tasks is None else (min(int(n_tasks), 2),)  # 2 stands for any T >= 2
         return [("light", sampler.variant, int(sampler.n_jobs) > 1, sampler.proposal, int(sampler.n_mh), tasks)
                 for tasks in kinds]
     return [("gibbs",)]

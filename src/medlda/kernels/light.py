@@ -7,7 +7,7 @@ exp table from the m_dt at document entry, and both stored values used in the ra
 measured bias: the proposals depend on stale counts). ``light_sweep_exact`` is the partially
 collapsed sampler: target (2b) with an explicit phi, word tables from phi and the exp table from
 per-sweep constants only, so every proposal is a fixed function of (phi, eta, aux): exact.
-``sweeps_for(mode, tasks)`` gives both, each compiled for one proposal mode and task kind.
+``sweeps_for(mode, tasks, n_mh)`` gives both, compiled for one proposal mode, task kind and n_mh.
 """
 
 import functools
@@ -26,13 +26,6 @@ from .word_hash import (BASE, CUR, FRAC, FROZEN, MASK, META_COLUMNS, SCALE_DENSE
                         TABLE_STRIDE, draw_word, find_slot, insert_topic)
 
 MIXTURE, CYCLE, DOC, WORD, EXP, SCAN = 0, 1, 2, 3, 4, 5
-SEVERAL = -1  # ``tasks`` of a kernel: T when it is 0 or 1, else this
-
-
-def task_kind(n_tasks: int) -> int:
-    """``sweeps_for``'s ``tasks`` for T tasks: T itself for 0 (LDA) or 1 (binary), else
-    ``SEVERAL``."""
-    return n_tasks if n_tasks <= 1 else SEVERAL
 PROPOSAL_MODES = {"mixture": MIXTURE, "scan": SCAN, "cycle": CYCLE, "doc": DOC, "word": WORD, "exp": EXP}
 # "mixture" and "scan" draw the same proposal: each step picks doc, word or exp uniformly at random.
 # "scan" accepts with the chosen proposal's own ratio (a random scan over three MH kernels, the
@@ -45,6 +38,14 @@ PROPOSAL_MODES = {"mixture": MIXTURE, "scan": SCAN, "cycle": CYCLE, "doc": DOC, 
 # NaN and inf keep their meaning), so sums over tasks and topics are vectorized: 25% fewer
 # instructions per token on the 20-class task at K = 100.
 FAST = {"reassoc", "contract"}
+
+SEVERAL = -1  # ``tasks`` of a kernel: T when it is 0 or 1, else this
+
+
+def task_kind(n_tasks: int) -> int:
+    """``sweeps_for``'s ``tasks`` for T tasks: T itself for 0 (LDA) or 1 (binary), else
+    ``SEVERAL``."""
+    return n_tasks if n_tasks <= 1 else SEVERAL
 
 
 _KINDS_PER_DRAW = 16  # mixture steps served by one uniform (each uses log2(3) of its 53 bits)
@@ -504,8 +505,9 @@ def sweeps_for(mode: int, tasks: int, n_mh: int) -> Sweeps:
     ``n_mh`` fixed when they compile: each triple gets its own machine code (compiled on first
     call, a few seconds, then cached on disk like every kernel), in which a binary task's or LDA's
     sweep carries no code for other modes or for task loops, and a token's MH steps are unrolled.
-    About 5.5% of a binary sweep at K = 400 against passing the three at run time (numba's
-    ``literally`` would give the same code, but re-dispatches from Python in about 3 ms a call)."""
+    A binary sweep takes 0.93-0.94x the time at K = 100-400, an LDA sweep 0.88x at K = 100, against
+    passing the three at run time (numba's ``literally`` would give the same code, but
+    re-dispatches from Python in about 3 ms a call)."""
 
     @njit(cache=True)
     def light_sweep_collapsed(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_alias, beta,
