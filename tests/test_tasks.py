@@ -123,7 +123,8 @@ def test_model_files_round_trip_every_estimator(tmp_path, multiclass, multilabel
 def test_positive_cost_reaches_the_loss_of_every_strategy(multiclass, multilabel, monkeypatch):
     """An explicit positive_cost goes to every loss; 'auto' is MULTILABEL_POSITIVE_COST for
     multi-label data, C - 1 for one-vs-rest on C single-label classes (each binary model
-    balanced) and 1 otherwise, in the multi-task model and every binary model."""
+    balanced; for the logistic loss up to OVR_LOGISTIC_BALANCED_MAX_K topics) and 1 otherwise,
+    in the multi-task model and every binary model."""
     import medlda.estimators as est
 
     train, y, _, _ = multiclass
@@ -135,12 +136,18 @@ def test_positive_cost_reaches_the_loss_of_every_strategy(multiclass, multilabel
             (dict(), ml_train, Y, [est.MULTILABEL_POSITIVE_COST]),
             (dict(strategy="ovr"), ml_train, Y, [est.MULTILABEL_POSITIVE_COST] * 4),
             (dict(), train, y, [1.0]), (dict(strategy="ovr"), train, y, [2.0] * 3),
+            (dict(strategy="ovr", loss="logistic"), train, y, [2.0] * 3),
             (dict(strategy="ovr"), train, np.where(y == y[0], "one", "rest"), [1.0])]  # two classes: one binary model
     for params, X, labels, expected in fits:
         seen.clear()
         model = MedLDAClassifier(4, n_iter=2, n_jobs=1, **FAST, **params).fit(X, labels)
         assert seen == expected and model.positive_cost_ == expected[0], params
     assert est.MULTILABEL_POSITIVE_COST == 4.0
+    big = est.OVR_LOGISTIC_BALANCED_MAX_K
+    for loss, k, expected in (("logistic", big, 19.0), ("logistic", big + 1, 1.0), ("hinge", big + 1, 19.0)):
+        model = MedLDAClassifier(k, loss=loss, strategy="ovr")
+        assert model._resolved_positive_cost(20, False) == expected, (loss, k)
+        assert MedLDAClassifier(k, loss=loss)._resolved_positive_cost(20, False) == 1.0  # multitask
 
 
 def test_auto_margin_is_the_multilabel_one_only_for_multilabel_data(multiclass, multilabel, monkeypatch):

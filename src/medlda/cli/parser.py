@@ -73,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--positive-cost", type=float, default=None, metavar="R",
                    help="classification: c times R on each task's positive documents, for rare labels "
                         "(default: 1, the papers' loss, for one label per document; C - 1 with --strategy ovr "
-                        "on C classes; 4 for multi-label)")
+                        "on C classes, but 1 for the logistic loss above 100 topics; 4 for multi-label)")
     t.add_argument("--infer-burn", type=int, default=None, metavar="N",
                    help="sweeps over a test document's topics before averaging (default 100)")
     t.add_argument("--infer-avg", type=int, default=None, metavar="N",
