@@ -36,7 +36,7 @@ LOGISTIC_BINARY_C, LOGISTIC_MULTI_C = 25.0, 204.8  # gSLDA binary; LightMedLDA K
 MULTILABEL_POSITIVE_COST = 4.0
 MULTILABEL_MARGIN = 8.0
 # one-vs-rest logistic: positive_cost C - 1 (balanced) up to this K, 1 above it; picked on a 20 Newsgroups
-# validation split, where balancing gained 0.008-0.009 at K = 20-50, lost 0.012 at 200 (light), 0.020 at 400 (gibbs)
+# validation split (docs/performance.md, "One-vs-rest logistic: balanced up to K = 100")
 OVR_LOGISTIC_BALANCED_MAX_K = 100
 STRATEGIES = ("multitask", "ovr")
 
