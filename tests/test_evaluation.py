@@ -43,6 +43,26 @@ def test_multilabel_and_regression():
     assert "per_class" not in report and "r2" in report
 
 
+def test_macro_f1_covers_only_classes_in_the_truth_or_the_predictions():
+    from sklearn.metrics import f1_score
+
+    from medlda.tasks import measures
+
+    y = np.array(["a", "a", "b", "b"])
+    pred = np.array(["a", "b", "b", "c"])
+    report = evaluate("classification", y, pred, np.array(["a", "b", "c", "d"]))  # 'd' occurs nowhere
+    assert sorted(report["per_class"]) == ["a", "b", "c"] and report["per_class"]["c"]["f1"] == 0.0
+    assert report["f1_macro"] == pytest.approx(f1_score(y, pred, average="macro")) == pytest.approx((2 / 3 + 1 / 2) / 3)
+    assert report["classes"] == ["a", "b", "c", "d"] and report["confusion"][3] == [0, 0, 0, 0]
+    Y = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 0]])  # label 'z' (column 2) is neither true nor predicted
+    P = np.array([[1, 0, 0], [0, 1, 0], [1, 1, 0]])
+    report = evaluate("multilabel", Y, P, np.array(["x", "y", "z"]))
+    assert sorted(report["per_class"]) == ["x", "y"]
+    by_hand = (report["per_class"]["x"]["f1"] + report["per_class"]["y"]["f1"]) / 2
+    assert report["f1_macro"] == pytest.approx(by_hand) == pytest.approx(measures("multilabel", Y, P)["f1_macro"])
+    assert measures("multilabel", np.zeros((2, 2), int), np.zeros((2, 2), int))["f1_macro"] == 0.0
+
+
 def test_cli_evaluate(capsys, tmp_path):
     from medlda.readers import write_bow
     from medlda.synthetic import make_supervised_corpus

@@ -104,6 +104,35 @@ def test_foreign_and_broken_files_are_refused(tmp_path, fitted):
         load_model(evil)
 
 
+@pytest.mark.parametrize("name, content", [
+    ("table.npz", b"text,label\nfootball match,sports\n"),  # a CSV renamed .npz
+    ("notes.txt", b"hello\n"),
+    ("noise.npz", bytes(np.random.default_rng(0).integers(0, 256, 4096, dtype=np.uint8))),
+])
+def test_non_archives_are_named_as_such_without_pickle_advice(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(ModelFileError) as info:
+        load_model(path)
+    assert str(info.value) == f"{path}: not a medlda model file (not an npz archive)"
+
+
+def test_truncated_archives_and_object_arrays_never_suggest_allow_pickle(tmp_path, fitted):
+    _, _, clf, _ = fitted
+    whole = tmp_path / "whole.npz"
+    clf.save(whole)
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(whole.read_bytes()[:2000])
+    with pytest.raises(ModelFileError, match=r"cut\.npz: not a medlda model file \(a truncated or damaged npz"):
+        load_model(cut)
+    evil = tmp_path / "evil.npz"
+    np.savez(evil, __metadata__=np.array([{"x": 1}], dtype=object))
+    for path in (cut, evil):
+        with pytest.raises(ModelFileError) as info:
+            load_model(path)
+        assert "allow_pickle" not in str(info.value) and "pickle.load" not in str(info.value)
+
+
 def _rewrite(src, dst, change):
     """Copy a model file with one archive member changed by ``change(name, array)``."""
     with np.load(src, allow_pickle=False) as archive:

@@ -163,8 +163,41 @@ def test_bow_malformed(tmp_path, text, line, message):
 
 def test_plain_text_given_as_bow_is_an_error(tmp_path):
     path = write(tmp_path / "text.bow", "# notes\nsome plain text\nand more\n")
-    with pytest.raises(InputFormatError, match=where(path, 2) + ".*no word:count pair on any line"):
+    with pytest.raises(InputFormatError) as info:
         read_bow(path)
+    assert str(info.value) == (f"{path}: no word:count pair on any line (a bag-of-words line is 'LABELS "
+                               "word:count ...'; if this is raw text, one document a line, pass --format txt; "
+                               "or use a .csv/.jsonl table)")  # no 'line N' beside 'on any line'
+
+
+# -- raw text, one document a line ------------------------------------------------------------------
+def test_txt_reads_one_unlabeled_document_a_line_against_a_vocabulary(tmp_path):
+    path = write(tmp_path / "new.txt", "The striker scored a goal\r\n\nbake the dough\nzzz qqq\nGOAL goal oven")
+    corpus = read_corpus(path, format="txt", vocabulary=["dough", "goal", "oven", "striker"])
+    assert corpus.labels is None and corpus.doc_names == ["line 1", "line 3", "line 5"]
+    assert docs_as_words(corpus) == [Counter(striker=1, goal=1), Counter(dough=1), Counter(goal=2, oven=1)]
+    assert (corpus.n_empty_skipped, corpus.n_oov_dropped, corpus.source) == (2, 4, str(path))  # scored, bake, zzz, qqq
+    assert guess_format(path) == "bow"  # never guessed from .txt: bow files often end in .txt
+    fitted = read_corpus(path, format="txt", vectorizer=make_vectorizer(news=False, min_df=1))
+    assert fitted.vocabulary.tolist() == ["bake", "dough", "goal", "oven", "qqq", "scored", "striker", "zzz"]
+    with pytest.raises(ValueError, match="text_column and label_column apply only to tables"):
+        read_corpus(path, format="txt", label_column="label")
+
+
+def test_txt_errors_name_the_file_and_line(tmp_path):
+    empty = write(tmp_path / "empty.txt", "")
+    with pytest.raises(InputFormatError, match=re.escape(f"{empty}: no documents (the file is empty)")):
+        read_corpus(empty, format="txt")
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes(b"fine words\ncaf\xe9 au lait\n")
+    with pytest.raises(InputFormatError, match=where(latin, 2) + " not UTF-8 text"):
+        read_corpus(latin, format="txt")
+
+
+def test_a_header_only_table_says_it_has_no_data_rows(tmp_path):
+    path = write(tmp_path / "hdr.csv", "text,label\n")
+    with pytest.raises(InputFormatError, match=re.escape(f"{path}: no data rows: the table holds only its header")):
+        read_corpus(path)
 
 
 def test_empty_file_is_an_error(tmp_path):

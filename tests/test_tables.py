@@ -112,6 +112,14 @@ def test_guess_format_reads_the_suffix(tmp_path):
     ("i.jsonl", '{"text": "a", "label": {"x": 1}}\n', r"i\.jsonl, line 1: a label is a string, a number, true or"),
     ("j.jsonl", '{"text": "a", "label": [["x"]]}\n', r"j\.jsonl, line 1: a label list may hold only"),
     ("k.jsonl", "\n\n", r"k\.jsonl: no rows"),
+    ("l.tsv", "text,label\nx,y\n", r"l\.tsv: no column 'text', only the column 'text,label': the delimiter looks "
+                                   r"wrong; the file looks comma-separated: read it with --format csv"),
+    ("m.csv", "text\tlabel\nx\ty\n", r"m\.csv: no column 'text', only the column 'text\\tlabel': the delimiter "
+                                     r"looks wrong; the file looks tab-separated: read it with --format tsv"),
+    ("n.csv", "text;label\nx;y\n", r"n\.csv: .*the file looks separated by ';': save it comma-separated"),
+    ("o.csv", "text,label\nfine,a\nonly one\n", r"o\.csv, line 3: 1 field, but the header names 2$"),
+    ("p.csv", 'text,label\n"open, here,a\nnext,b\n\n', r"p\.csv, line 2: malformed CSV: a quote opened in the row "
+                                                      r"starting on this line is never closed"),
 ])
 def test_malformed_tables_name_file_line_and_problem(tmp_path, name, content, match):
     (tmp_path / name).write_text(content, encoding="utf-8")
@@ -127,6 +135,9 @@ def test_other_malformed_tables(tmp_path):
     path = _write_delimited(tmp_path / "t.csv", ",", header=("id", "text", "label"))
     with pytest.raises(InputFormatError, match=r"no column 'queue' \(columns: id, text, label\)"):
         read_corpus(path, label_column="queue")
+    with pytest.raises(InputFormatError, match=r"t\.csv: no column 'body', the text column asked for with "
+                                               r"--text-column \(columns: id, text, label\)$"):
+        read_corpus(path, text_column="body")
     with pytest.raises(InputFormatError, match=r"t\.csv: no words left in its 6 documents after preprocessing "
                                                r"\(words of 3\+ letters in at least 3 documents"):
         read_corpus(path)  # min_df = 3, and no word is in three of these six rows

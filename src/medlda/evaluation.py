@@ -11,7 +11,8 @@ from .tasks import measures
 def evaluate(task: str, y, pred, classes=None) -> dict:
     """The task's measures (``tasks.measures``) and, for classification and multi-label data,
     each class's precision, recall, F1 and support (documents that carry it), macro and
-    support-weighted F1, and for classification the confusion matrix (rows: true class, columns:
+    support-weighted F1, over the classes in the truth or the predictions (as scikit-learn's
+    multi-class default), and for classification the confusion matrix (rows: true class, columns:
     predicted, in ``classes`` order). A regression adds the mean absolute and root mean squared
     errors. JSON-ready."""
     from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
@@ -22,16 +23,29 @@ def evaluate(task: str, y, pred, classes=None) -> dict:
         out.update(mae=float(np.abs(err).mean()), rmse=float(np.sqrt((err ** 2).mean())))
         return out
     names = [str(c) for c in classes]
-    ids = list(classes) if task == "classification" else list(range(len(names)))
-    precision, recall, f1, support = precision_recall_fscore_support(y, pred, labels=ids, zero_division=0)
+    every = list(classes) if task == "classification" else list(range(len(names)))
+    occurring = occurring_classes(task, y, pred, every)
+    precision, recall, f1, support = precision_recall_fscore_support(y, pred, labels=occurring or every,
+                                                                     zero_division=0)
+    shown = [names[every.index(c)] for c in occurring]
     out["per_class"] = {name: {"precision": float(p), "recall": float(r), "f1": float(f), "support": int(s)}
-                        for name, p, r, f, s in zip(names, precision, recall, f1, support)}
-    out["f1_macro"] = float(f1.mean())
-    out["f1_weighted"] = float((f1 * support).sum() / max(support.sum(), 1))
+                        for name, p, r, f, s in zip(shown, precision, recall, f1, support)}
+    out["f1_macro"] = float(f1.mean()) if occurring else 0.0
+    out["f1_weighted"] = float((f1 * support).sum() / max(support.sum(), 1)) if occurring else 0.0
     if task == "classification":
         out["classes"] = names
-        out["confusion"] = confusion_matrix(y, pred, labels=ids).tolist()
+        out["confusion"] = confusion_matrix(y, pred, labels=every).tolist()
     return out
+
+
+def occurring_classes(task: str, y, pred, classes: list) -> list:
+    """The ``classes`` (column indices for multi-label data) that the truth or the predictions hold:
+    macro F1 and the per-class table skip the others, whose F1 of 0 would only say they are absent."""
+    if task == "multilabel":
+        on = np.asarray(y).any(axis=0) | np.asarray(pred).any(axis=0)
+        return [c for c in classes if on[c]]
+    present = set(np.asarray(y).tolist()) | set(np.asarray(pred).tolist())
+    return [c for c in classes if c in present]
 
 
 def evaluation_lines(report: dict, confusion: bool = False) -> list[str]:

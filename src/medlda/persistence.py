@@ -98,11 +98,13 @@ def _read_archive(path: Path) -> tuple[dict, dict]:
     """(metadata, arrays) of a model file, refusing foreign files and other format versions."""
     if not path.is_file():
         raise ModelFileError(f"{path}: no such model file")
+    if not zipfile.is_zipfile(path):  # else np.load would try pickle and advise allow_pickle
+        raise ModelFileError(f"{path}: not a medlda model file ({_not_zip_problem(path)})")
     try:
         with np.load(path, allow_pickle=False) as archive:
             arrays = {k: archive[k] for k in archive.files}
     except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
-        raise ModelFileError(f"{path}: not a medlda model file ({exc.__class__.__name__}: {exc})") from None
+        raise ModelFileError(f"{path}: not a medlda model file ({_load_problem(exc)})") from None
     if not isinstance(arrays, dict) or _META_KEY not in arrays:
         raise ModelFileError(f"{path}: not a medlda model file (no metadata)")
     try:
@@ -115,6 +117,22 @@ def _read_archive(path: Path) -> tuple[dict, dict]:
         raise ModelFileError(f"{path}: model format version {meta.get('format_version')!r} is not "
                              f"supported (this medlda reads version {FORMAT_VERSION})")
     return meta, arrays
+
+
+def _not_zip_problem(path: Path) -> str:
+    """Why a file that is no readable zip is no model: a cut-off archive (it starts like one) or another file."""
+    with open(path, "rb") as fh:
+        start = fh.read(4)
+    return "a truncated or damaged npz archive" if start == b"PK\x03\x04" else "not an npz archive"
+
+
+def _load_problem(exc: Exception) -> str:
+    """Why NumPy could not read an npz archive, in words that never invite unsafe (pickle) loading."""
+    if "pickle" in str(exc):
+        return "it holds Python objects, which medlda models never do; refused without unpickling"
+    if isinstance(exc, zipfile.BadZipFile):
+        return f"a damaged or truncated npz archive: {exc}"
+    return f"{exc.__class__.__name__}: {exc}"
 
 
 def _rebuild(path: Path, meta: dict, arrays: dict):

@@ -8,6 +8,7 @@ Formats:
 * lda-c with a response: ``N_TERMS SCORE id:count ...`` plus an optional vocabulary file.
 * folder: one sub-folder per label, one text file per document, as a directory or a tar archive.
 * csv, tsv, jsonl: tables of raw texts, one document per row (``medlda.tables``).
+* txt: raw text, one unlabeled document per line (only when asked for: bow files often end in .txt).
 
 Given the training ``vocabulary``, a file is read against it: unknown words are dropped and
 counted (``n_oov_dropped``), and documents left without words are skipped and counted
@@ -51,8 +52,9 @@ def read_bow(path: PathLike, vocabulary: Sequence[str] | np.ndarray | None = Non
         acc.add_labels(lineno, labels)
         acc.add_pairs(lineno, tokens[k:], _split_word_pairs)
     if acc.lines and not acc.words:  # every token read as a label: not bag-of-words at all
-        raise InputFormatError(str(path), acc.lines[0], "no word:count pair on any line (a bag-of-words line is "
-                                                         "'LABELS word:count ...'; is this plain text?)")
+        raise InputFormatError(str(path), None, "no word:count pair on any line (a bag-of-words line is "
+                                                "'LABELS word:count ...'; if this is raw text, one document a "
+                                                "line, pass --format txt; or use a .csv/.jsonl table)")
     codes, keys = acc.codes()
     counts = acc.counts_array()
     if all(key.isascii() and key.isdigit() for key in keys):
@@ -323,6 +325,25 @@ def _map_ids(raw: np.ndarray, vocabulary) -> tuple[np.ndarray, np.ndarray]:
     return np.where(raw < vocabulary.size, raw, -1), vocabulary
 
 
+# -- raw text, one document a line ---------------------------------------------------------------
+def read_text_lines(path: PathLike) -> tuple[list[str], list[str]]:
+    """Texts and names ('line N') of a UTF-8 file holding one raw-text document per line; a blank
+    line is an empty document (skipped and counted later), the newline ending the file is none."""
+    raw = Path(path).read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = raw[:err.start].count(b"\n") + 1
+        raise InputFormatError(str(path), line, f"not UTF-8 text (byte {err.start}: {err.reason}); "
+                                                "save it as UTF-8") from None
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    if not lines:
+        raise InputFormatError(str(path), None, "no documents (the file is empty)")
+    return [line.rstrip("\r") for line in lines], [f"line {n}" for n in range(1, len(lines) + 1)]
+
+
 # -- folders of text files ----------------------------------------------------------------------
 def read_text_folder(
     path: PathLike,
@@ -434,7 +455,8 @@ def read_corpus(
     files (folder or archive): the ModApte ``subset``, labels restricted to the 90 categories.
     ``csv``, ``tsv`` and ``jsonl`` are tables of raw texts (:mod:`medlda.tables`), one document per
     row: its text in ``text_column``, its labels in ``label_column`` (default: 'label' if present).
-    Folder, table and Reuters texts go through ``vectorizer`` (default
+    ``txt`` is raw text, one unlabeled document per line (never guessed: bow files often end in .txt).
+    Folder, table, txt and Reuters texts go through ``vectorizer`` (default
     :func:`medlda.text.make_vectorizer`; news headers are stripped from folder and Reuters texts).
     """
     from .tables import TABLE_FORMATS, read_table
@@ -446,17 +468,22 @@ def read_corpus(
         raise ValueError(f"format must be 'auto' or one of {', '.join(map(repr, FORMATS))}, not {format!r}")
     collection = format == "reuters" or (format == "ldac" and is_collection(path))
     if format != "folder" and (categories is not None
-                               or (vectorizer is not None and format not in ("reuters", *TABLE_FORMATS))
+                               or (vectorizer is not None and format not in ("reuters", "txt", *TABLE_FORMATS))
                                or (subset is not None and not collection)):
         raise ValueError("subset, categories and vectorizer apply only to folder corpora (subset also "
-                         "to Reuters and lda-c collections, vectorizer to Reuters and tables)")
+                         "to Reuters and lda-c collections, vectorizer to Reuters, tables and txt)")
     if format != "ldac" and vocab_path is not None:
         raise ValueError("vocab_path applies only to lda-c files")
     if format not in TABLE_FORMATS and (text_column != "text" or label_column is not None):
         raise ValueError("text_column and label_column apply only to tables (csv, tsv, jsonl)")
     if format in TABLE_FORMATS:
         texts, labels, names = read_table(path, format, text_column, label_column)
+        if not texts:
+            raise InputFormatError(str(path), None, "no data rows: the table holds only its header")
         return _texts_to_corpus(texts, labels, names, path, vocabulary, vectorizer, news=False)
+    if format == "txt":
+        texts, names = read_text_lines(path)
+        return _texts_to_corpus(texts, None, names, path, vocabulary, vectorizer, news=False)
     if format == "bow":
         return read_bow(path, vocabulary)
     if format == "reuters":
@@ -470,7 +497,7 @@ def read_corpus(
     return _read_folder_corpus(path, subset, categories, vocabulary, vectorizer)
 
 
-FORMATS = ("bow", "ldac", "folder", "reuters", "csv", "tsv", "jsonl")
+FORMATS = ("bow", "ldac", "folder", "reuters", "csv", "tsv", "jsonl", "txt")
 
 
 def _read_reuters_corpus(path: Path, subset: str, vocabulary, vectorizer) -> Corpus:
@@ -594,7 +621,7 @@ def guess_format(path: PathLike) -> str:
     """The format ``read_corpus`` would pick: for a directory or tar archive reuters (``reut2-NNN.sgm``
     files), ldac (a ``voc.dat`` and ``.dat`` files), else folder; for a file ldac (first data line
     ``N SCORE id:count ...`` with N pairs), else bow; a file ending in .csv, .tsv (.tab) or .jsonl
-    (.ndjson) is that table."""
+    (.ndjson) is that table. Never txt (raw text a line): a .txt file is as often bag-of-words."""
     from .tables import table_format
 
     path = Path(path)

@@ -41,13 +41,14 @@ def read_table(path: str | os.PathLike, format: str, text_column: str = "text",
                                f"not UTF-8 text (byte {err.start}: {err.reason}); save the table as UTF-8") from None
     fh = io.StringIO(text, newline="")
     rows = _json_rows(fh, path) if format == "jsonl" else _csv_rows(fh, path, "," if format == "csv" else "\t")
-    return _columns(rows, path, text_column, label_column)
+    return _columns(rows, path, format, text_column, label_column)
 
 
 def _csv_rows(fh, path: str, delimiter: str):
     """(line, {column: cell}) per data row of a delimited file with a header row."""
     csv.field_size_limit(_FIELD_LIMIT)
     reader = csv.reader(fh, delimiter=delimiter, strict=True)
+    line = 1  # where the row being read starts
     try:
         header = next(reader, None)
         if header is None:
@@ -57,12 +58,25 @@ def _csv_rows(fh, path: str, delimiter: str):
         for cells in reader:
             if cells:  # blank lines are no rows
                 if len(cells) != len(header):
-                    raise InputFormatError(path, line, f"{len(cells)} fields, but the header names {len(header)}")
+                    raise InputFormatError(path, line, f"{_fields(len(cells))}, but the header names {len(header)}")
                 yield line, dict(zip(header, cells))
             line = reader.line_num + 1
     except csv.Error as err:
-        kind = "CSV" if delimiter == "," else "TSV"
-        raise InputFormatError(path, reader.line_num, f"malformed {kind} ({err})") from None
+        raise _csv_error(path, "CSV" if delimiter == "," else "TSV", err, line, reader.line_num) from None
+
+
+def _fields(n: int) -> str:
+    """"N fields", singular for one."""
+    return f"{n} field" if n == 1 else f"{n} fields"
+
+
+def _csv_error(path: str, kind: str, err: csv.Error, row_line: int, line: int) -> InputFormatError:
+    """The error for a row the csv module cannot parse; a quote left open is reported at the line
+    of the row holding it (the reader only notices at the end of the file)."""
+    if "unexpected end of data" in str(err):
+        return InputFormatError(path, row_line, f"malformed {kind}: a quote opened in the row starting on this "
+                                                f"line is never closed")
+    return InputFormatError(path, line, f"malformed {kind} ({err})")
 
 
 def _json_rows(fh, path: str):
@@ -85,12 +99,11 @@ def _json_rows(fh, path: str):
         raise InputFormatError(path, None, "no rows: expected one JSON object per line")
 
 
-def _columns(rows, path: str, text_column: str, label_column: str | None):
+def _columns(rows, path: str, format: str, text_column: str, label_column: str | None):
     """Gather the text and label columns from ``rows`` (the first item: the column names)."""
     _, columns = next(rows)
     if text_column not in columns:
-        raise InputFormatError(path, None, f"no column {text_column!r} (columns: {', '.join(map(str, columns))}); "
-                                           f"name the text column with --text-column")
+        raise InputFormatError(path, None, _missing_text_column(columns, format, text_column))
     if label_column is None:
         label_column = "label" if "label" in columns else None
     elif label_column not in columns:
@@ -110,6 +123,32 @@ def _columns(rows, path: str, text_column: str, label_column: str | None):
         if label_column is not None:
             labels.append(_labels(row[label_column], path, line))
     return texts, (labels if label_column is not None else None), names
+
+
+def _missing_text_column(columns: list, format: str, text_column: str) -> str:
+    """Why the text column is missing: a wrong delimiter (one column whose name holds another
+    one), a --text-column naming no column, or the default 'text' absent."""
+    names = f"columns: {', '.join(map(str, columns))}"
+    other = _other_delimiter(columns, format)
+    if other:
+        return f"no column {text_column!r}, only the column {str(columns[0])!r}: the delimiter looks wrong; {other}"
+    if text_column != "text":
+        return f"no column {text_column!r}, the text column asked for with --text-column ({names})"
+    return f"no column 'text' ({names}); name the text column with --text-column"
+
+
+def _other_delimiter(columns: list, format: str) -> str:
+    """For a one-column header holding a comma, tab or semicolon: which format would split it; else ''."""
+    if format == "jsonl" or len(columns) != 1:
+        return ""
+    name = str(columns[0])
+    if "\t" in name and format != "tsv":
+        return "the file looks tab-separated: read it with --format tsv (or name it .tsv)"
+    if "," in name and format != "csv":
+        return "the file looks comma-separated: read it with --format csv (or name it .csv)"
+    if ";" in name:
+        return "the file looks separated by ';': save it comma-separated (.csv) or tab-separated (.tsv)"
+    return ""
 
 
 def _labels(value, path: str, line: int) -> tuple[str, ...]:
