@@ -44,7 +44,7 @@ def test_train_json_reports_accuracy_and_speed(capsys, bow_files):
     assert result["accuracy"] > 0.85
     assert result["n_topics"] == 5 and result["n_iter"] == 30 and result["sampler"] == "gibbs"
     assert result["tokens_per_second"] == pytest.approx(result["n_train_tokens"] * 30 / result["train_seconds"])
-    assert err == ""  # --json silences progress and warnings
+    assert err == ""  # --json: no progress bar, and this data gives no warning
 
 
 def test_train_save_then_topics_and_predict(capsys, tmp_path, bow_files):
@@ -324,8 +324,8 @@ def test_train_from_folder_and_archive(capsys, tmp_path):
 def test_demo_prints_accuracy_and_topics(capsys):
     code, out, _ = run(capsys, "demo", "--docs", "500", "--topics", "4", "--iters", "30")
     assert code == 0
-    assert "accuracy:" in out and "topic 3 (" in out and "class 1:" in out
-    acc = float(out.split("\naccuracy:")[1].split()[0])
+    assert "test accuracy:" in out and "topic 3 (" in out and "class 1:" in out
+    acc = float(out.split("\ntest accuracy:")[1].split()[0])
     assert acc > 0.8
 
 
@@ -404,14 +404,12 @@ def test_unseen_test_labels_are_an_error(capsys, tmp_path, bow_files):
 
 @pytest.mark.parametrize("flags, match", [
     (["--c", "-1"], "c must"), (["--sigma2", "0"], "sigma2"),
-    (["--alpha-sum", "0"], "alpha_sum"), (["--iters", "0"], "n_iter"), (["--positive-cost", "0"], "positive_cost"),
+    (["--alpha-sum", "0"], "alpha_sum"), (["--positive-cost", "0"], "positive_cost"),
 ])
 def test_invalid_hyperparameters(capsys, bow_files, flags, match):
     train, _ = bow_files
     code, _, err = run(capsys, "train", "--train", train, *FAST, *flags)
     assert code == 2 and match in err
-    if flags[0] == "--iters":
-        assert "must be an integer >= 1, got 0" in err
 
 
 @pytest.mark.parametrize("value, match", [("0", "must be at least 1, got 0"), ("20,x", "not an integer: 'x'"),
@@ -509,3 +507,295 @@ def test_binary_20newsgroups_reaches_paper_accuracy(capsys, shared_data):
     result = json.loads(out)
     assert result["n_train_docs"] == 857 and result["n_test_docs"] == 570
     assert result["accuracy"] >= 0.78
+
+
+# -- a user's walkthrough: validation, messages and reports -------------------------------------------
+def _subparser(name: str):
+    """The argparse parser of sub-command ``name``."""
+    import argparse
+
+    from medlda.cli.parser import _parser
+
+    actions = [a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return actions[0].choices[name]
+
+
+def _option_help(command: str, flag: str) -> str:
+    return next(a.help for a in _subparser(command)._actions if flag in a.option_strings) or ""
+
+
+@pytest.fixture(scope="module")
+def saved_model(tmp_path_factory, bow_files):
+    """A classifier trained on ``bow_files`` and saved."""
+    path = tmp_path_factory.mktemp("saved") / "m.npz"
+    assert main(["train", "--train", str(bow_files[0]), "--out", str(path), "--quiet", *FAST]) == 0
+    return path
+
+
+@pytest.mark.parametrize("flag, value, match", [
+    ("--topics", "0", "must be at least 2 (two classes need two topics), got 0"),
+    ("--topics", "1", "must be at least 2"), ("--docs", "0", "must be at least 10"),
+    ("--docs", "1", "must be at least 10"), ("--iters", "0", "must be at least 1, got 0"),
+    ("--seed", "-1", "must be at least 0, got -1"), ("--docs", "x", "not an integer: 'x'"),
+])
+def test_demo_options_are_checked_by_the_parser(capsys, flag, value, match):
+    with pytest.raises(SystemExit) as stop:
+        run(capsys, "demo", flag, value)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and f"argument {flag}: {match}" in err and "Traceback" not in err
+
+
+def test_every_demo_option_says_its_default():
+    for action in _subparser("demo")._actions:
+        if action.dest not in ("help", "json", "quiet"):
+            assert action.help and "default" in action.help, action.dest
+            assert str(action.default) in action.help, action.dest
+
+
+def test_data_warnings_reach_stderr_under_json_and_quiet(capsys, tmp_path):
+    """--json keeps stdout pure JSON and --quiet drops the report, but warnings about the data
+    still go to stderr."""
+    train = tmp_path / "train.txt"
+    test = tmp_path / "test.txt"
+    train.write_text("pos apple:3 pear:1\nneg stone:2 rock:2\npos pear:2 apple:1\nneg rock:1 stone:3\n")
+    test.write_text("pos apple:2 kiwi:5\nneg rock:1 granite:2 basalt:1\npos kiwi:3\n")
+    for quiet in ("--json", "--quiet"):
+        code, out, err = run(capsys, "train", "--train", train, "--test", test, quiet, *FAST)
+        assert code == 0, err
+        assert "medlda: warning: " in err and "dropped 11 out-of-vocabulary tokens" in err
+        assert "skipped 1 empty documents" in err
+        if quiet == "--json":
+            assert json.loads(out)["test_oov_dropped"] == 11
+        else:
+            assert out.splitlines() == [line for line in out.splitlines() if line.startswith("test accuracy:")]
+
+
+@pytest.mark.parametrize("argv, flag, match", [
+    (["train", "--train", "nope.txt", "--iters", "0"], "--iters", "must be at least 1, got 0"),
+    (["train", "--train", "nope.txt", "--iters", "-1"], "--iters", "must be at least 1, got -1"),
+    (["train", "--train", "nope.txt", "--trace-every", "0"], "--trace-every", "must be at least 1"),
+    (["train", "--train", "nope.txt", "--phi-every", "0"], "--phi-every", "must be at least 1"),
+    (["train", "--train", "nope.txt", "--n-mh", "0"], "--n-mh", "must be at least 1"),
+    (["train", "--train", "nope.txt", "--infer-burn", "-1"], "--infer-burn", "must be at least 0"),
+    (["train", "--train", "nope.txt", "--infer-avg", "0"], "--infer-avg", "must be at least 1"),
+    (["train", "--train", "nope.txt", "--checkpoint-every", "-1"], "--checkpoint-every", "must be at least 0"),
+    (["train", "--train", "nope.txt", "--workers", "0"], "--workers", "must be at least 1"),
+    (["train", "--train", "nope.txt", "--seed", "-3"], "--seed", "must be at least 0"),
+    (["plot", "--model", "m.npz", "--kind", "explain", "--out", "f.png", "--doc", "-1"], "--doc", "must be at least 0"),
+    (["plot", "--model", "m.npz", "--kind", "map", "--out", "f.png", "--seed", "-1"], "--seed", "must be at least 0"),
+])
+def test_numeric_options_are_checked_before_the_data_is_read(capsys, argv, flag, match):
+    with pytest.raises(SystemExit) as stop:
+        run(capsys, *argv)
+    assert stop.value.code == 2 and f"argument {flag}: {match}" in capsys.readouterr().err
+
+
+def test_train_refuses_no_cores_before_reading(capsys):
+    code, _, err = run(capsys, "train", "--train", "nope.txt", "--n-jobs", "0")
+    assert code == 2 and "--n-jobs must be a non-zero integer" in err
+
+
+def test_missing_input_files_say_no_such_file(capsys, tmp_path, saved_model):
+    missing = tmp_path / "nope.csv"
+    for argv in (["train", "--train", missing, *FAST], ["predict", "--model", saved_model, "--input", missing],
+                 ["evaluate", "--model", saved_model, "--input", missing],
+                 ["transform", "--model", saved_model, "--input", missing],
+                 ["topics", "--model", saved_model, "--coherence", missing]):
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and err == f"medlda: error: {missing}: no such file\n", argv
+
+
+def test_argparse_errors_are_one_line_and_a_hint(capsys):
+    with pytest.raises(SystemExit) as stop:
+        run(capsys, "train", "--train", "x.txt", "--iters", "abc")
+    err = capsys.readouterr().err
+    assert stop.value.code == 2
+    assert err.splitlines() == ["medlda train: error: argument --iters: not an integer: 'abc'",
+                                "see `medlda train --help`"]
+    with pytest.raises(SystemExit):
+        run(capsys, "predict", "--model", "m.npz")
+    assert capsys.readouterr().err.splitlines() == [
+        "medlda predict: error: the following arguments are required: --input", "see `medlda predict --help`"]
+
+
+def _multilabel_model(capsys, tmp_path):
+    """A multi-label model and its training data (bow)."""
+    from medlda.synthetic import make_multilabel_corpus
+
+    corpus, truth = make_multilabel_corpus(200, 4, n_labels=3, words_per_topic=10, random_state=1)
+    corpus = corpus.subset(np.flatnonzero(truth.Y.sum(1) > 0))
+    data, model = write_bow(corpus, tmp_path / "ml.txt"), tmp_path / "ml.npz"
+    code, _, err = run(capsys, "train", "--train", data, "--out", model, "--quiet", *FAST)
+    assert code == 0, err
+    return model, data
+
+
+def test_plot_explain_of_a_multilabel_model_asks_for_label_in_cli_words(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    model, data = _multilabel_model(capsys, tmp_path)
+    out = tmp_path / "e.png"
+    code, _, err = run(capsys, "plot", "--model", model, "--kind", "explain", "--input", data, "--out", out)
+    assert code == 2 and "give --label, one of: " in err and "label=" not in err and "classes_" not in err
+    code, _, err = run(capsys, "plot", "--model", model, "--kind", "explain", "--input", data, "--out", out,
+                       "--label", "nope")
+    assert code == 2 and "--label 'nope' is not a class of the model; one of: " in err
+    assert not out.exists()
+
+
+@pytest.fixture(scope="module")
+def regression_table(tmp_path_factory):
+    """A CSV of columns id, text, score (no 'label'), whose score follows the words."""
+    rng = np.random.default_rng(0)
+    words = {4.5: "goal match striker keeper referee stadium".split(),
+             0.5: "server code memory cloud chip keyboard".split()}
+    path = tmp_path_factory.mktemp("reg") / "reg.csv"
+    lines = ["id,text,score"]
+    for i in range(80):
+        level = [4.5, 0.5][i % 2]
+        lines.append(f"{i},{' '.join(rng.choice(words[level], 12))},{level + rng.normal(0, 0.2):.2f}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_regression_table_label_column_is_suggested_and_remembered(capsys, tmp_path, regression_table):
+    fast = ["--iters", "20", "--topics", "3", "--seed", "0", "--min-df", "1"]
+    code, _, err = run(capsys, "train", "--train", regression_table, *fast)
+    assert code == 2 and "no column 'label' (columns: id, text, score)" in err and "--label-column" in err
+    model = tmp_path / "reg.npz"
+    code, _, err = run(capsys, "train", "--train", regression_table, "--label-column", "score", "--out", model,
+                       "--quiet", *fast)
+    assert code == 0, err
+    code, out, err = run(capsys, "evaluate", "--model", model, "--input", regression_table, "--json")
+    assert code == 0, err
+    assert json.loads(out)["r2"] > 0.5
+    code, out, _ = run(capsys, "info", "--model", model, "--json")
+    assert json.loads(out)["label_column"] == "score"
+    unlabeled = tmp_path / "new.csv"
+    unlabeled.write_text("text\ngoal match striker\n")
+    code, out, err = run(capsys, "predict", "--model", model, "--input", unlabeled)
+    assert code == 0 and len(out.splitlines()) == 1, err  # no 'score' column: nothing to score against
+
+
+def test_regression_predictions_and_topics_speak_of_the_response(capsys, tmp_path, regression_table):
+    from medlda.persistence import load_model
+
+    model = tmp_path / "reg.npz"
+    code, _, err = run(capsys, "train", "--train", regression_table, "--label-column", "score", "--out", model,
+                       "--quiet", "--iters", "20", "--topics", "3", "--seed", "0", "--min-df", "1")
+    assert code == 0, err
+    code, out, _ = run(capsys, "predict", "--model", model, "--input", regression_table, "--explain", "1")
+    header, *rows = out.splitlines()
+    assert header.split("\t") == ["prediction", "topic:contribution"]
+    for row in rows:
+        value = row.split("\t")[0]
+        assert len(value.lstrip("-").replace(".", "").lstrip("0")) <= 6 and value == f"{float(value):.6g}"
+    code, out, _ = run(capsys, "topics", "--model", model)
+    assert "class high" not in out and "class low" not in out and "for each class" not in out
+    eta = load_model(model).eta_[0]
+    raise_part = out.split("topics that raise the response:\n")[1].split("topics that lower the response:\n")
+    for part, sign in zip(raise_part, (1, -1)):
+        ids = [int(line.split()[1]) for line in part.splitlines() if line.startswith("  topic ")]
+        assert ids and all(sign * eta[k] > 0 for k in ids)
+
+
+def test_test_measures_are_named_test_or_holdout(capsys, bow_files):
+    train, test = bow_files
+    code, out, _ = run(capsys, "train", "--train", train, "--test", test, *FAST)
+    assert code == 0 and "\ntest accuracy: " in out and "\naccuracy:" not in out and "\ntrain accuracy: " in out
+    code, out, _ = run(capsys, "train", "--train", train, "--holdout", "0.2", *FAST)
+    assert code == 0 and "\nholdout accuracy: " in out and "\naccuracy:" not in out
+    code, out, _ = run(capsys, "train", "--train", train, "--holdout", "0.2", "--quiet", *FAST)
+    assert out.startswith("holdout accuracy: ")
+    code, out, _ = run(capsys, "train", "--train", train, "--test", test, "--json", *FAST)
+    assert "accuracy" in json.loads(out)  # the JSON key stays
+
+
+def test_empty_topics_are_marked_and_left_out_of_class_lists(saved_model):
+    from medlda.persistence import load_model
+    from medlda.reports import class_topic_lines, topic_lines
+
+    model = load_model(saved_model)
+    model.topic_word_counts_[2] = 0
+    model.eta_samples_[..., 2] = 1e3  # the heaviest weight of all, toward one class
+    lines = topic_lines(model, 4)
+    assert lines[2].endswith("(empty)") and not any(line.endswith("(empty)") for i, line in enumerate(lines) if i != 2)
+    listed = [line for line in class_topic_lines(model, 3, 4) if line.startswith("  topic ")]
+    assert listed and not any(line.startswith("  topic 2 ") for line in listed)
+
+
+def test_help_texts_cover_every_option_and_say_the_defaults():
+    from medlda.estimators import MULTILABEL_MARGIN
+
+    for command in ("predict", "evaluate", "transform", "info", "topics", "plot"):
+        assert "saved model" in _option_help(command, "--model")
+    assert _option_help("info", "--json")
+    for flag in ("--alpha-sum", "--beta", "--top-words"):
+        assert "default" in _option_help("train", flag), flag
+    assert "default" in _option_help("train", "--sampler") and "default" in _option_help("train", "--light-variant")
+    assert "default 6" in _option_help("train", "--n-mh") and "default" in _option_help("train", "--seed")
+    assert f"{MULTILABEL_MARGIN:g} for multi-label" in _option_help("train", "--margin")
+    assert "explain" in _option_help("plot", "--input")
+    assert "score the predictions" in _option_help("predict", "--label-column")
+    assert "only" in _option_help("predict", "--categories")
+    for command in ("train", "predict", "evaluate", "transform", "topics", "plot", "demo", "info"):
+        for action in _subparser(command)._actions:
+            assert action.help, (command, action.dest)
+
+
+def test_small_messages_fit_the_cli(capsys, tmp_path, saved_model):
+    pytest.importorskip("matplotlib")
+    code, _, err = run(capsys, "plot", "--model", saved_model, "--kind", "topics", "--out", tmp_path / "t")
+    assert code == 2 and "no suffix to name the figure format; end the name in .png, .pdf or .svg" in err
+    both = tmp_path / "both.txt"
+    both.write_text("pos t0_1:2\npos,neg t1_2:1\n")
+    code, _, err = run(capsys, "evaluate", "--model", saved_model, "--input", both)
+    assert code == 2 and "1 document does not carry exactly one label" in err and "training" not in err
+
+
+def test_holdout_keeps_a_class_of_one_document_in_training(capsys, tmp_path):
+    rows = [f"word{d % 4} text{d % 3} common note,{'abc'[d % 3]}" for d in range(24)] + ["word1 text2 note,rare"]
+    table = tmp_path / "rare.csv"
+    table.write_text("text,label\n" + "\n".join(rows) + "\n")
+    code, out, err = run(capsys, "train", "--train", table, "--holdout", "0.25", "--topics", "3", "--iters", "5",
+                         "--seed", "0", "--min-df", "1", "--json")
+    assert code == 0, err
+    assert (json.loads(out)["n_train_docs"], json.loads(out)["n_test_docs"]) == (19, 6)
+    import argparse
+
+    from medlda.cli.train import _hold_out
+    from medlda.readers import read_corpus
+
+    corpus = read_corpus(table)
+    for seed in range(20):
+        kept, held = _hold_out(corpus, 0.25, seed, argparse.Namespace(unsupervised=False))
+        assert ("rare",) in kept.labels and set(held.labels) <= set(kept.labels)
+
+
+def test_doubtful_automatic_tasks_are_warned_about(capsys, tmp_path):
+    rows = [f"word{d % 4} text{d % 3} common note,{d % 3}" for d in range(24)]
+    rows[6] = rows[6].rsplit(",", 1)[0] + ",3.5"
+    table = tmp_path / "typo.csv"
+    table.write_text("text,label\n" + "\n".join(rows) + "\n")
+    code, _, err = run(capsys, "train", "--train", table, "--topics", "2", "--iters", "3", "--min-df", "1", "--quiet")
+    assert code == 0 and f"warning: {table}, line 8: label '3.5' is not an integer" in err
+    assert "read as regression" in err and "--task classification" in err
+    code, _, err = run(capsys, "train", "--train", table, "--topics", "2", "--iters", "3", "--min-df", "1",
+                       "--task", "regression", "--quiet")
+    assert code == 0 and "warning" not in err  # the task was asked for: nothing to warn about
+
+
+def test_predict_reads_raw_text_a_line_with_format_txt(capsys, tmp_path):
+    words = {"sports": "goal match striker keeper", "cooking": "oven butter dough sugar"}
+    rows = [f"{words[label]} {word},{label}" for label in words for word in words[label].split()]
+    table = tmp_path / "train.csv"
+    table.write_text("text,label\n" + "\n".join(rows) + "\n")
+    model = tmp_path / "m.npz"
+    assert run(capsys, "train", "--train", table, "--out", model, "--quiet", "--topics", "2", "--iters", "20",
+               "--seed", "0", "--min-df", "1")[0] == 0
+    new = tmp_path / "new.txt"
+    new.write_text("The striker scored a goal in the match\nbake the dough in the oven with butter\n")
+    code, _, err = run(capsys, "predict", "--model", model, "--input", new)
+    assert code == 2 and "if this is raw text, one document a line, pass --format txt" in err
+    code, out, err = run(capsys, "predict", "--model", model, "--input", new, "--format", "txt")
+    assert code == 0, err
+    assert out.split() == ["sports", "cooking"]

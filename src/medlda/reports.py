@@ -5,6 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 
+EMPTY_SHARE = 1e-5  # a topic holding less of the training tokens shows filler words: reported "(empty)"
+
+
 def topic_shares(model) -> np.ndarray:
     """Each topic's share (K,) of the training tokens: a supervised model often leaves many topics
     small, and those are the least readable (docs/performance.md, topic coherence)."""
@@ -12,17 +15,25 @@ def topic_shares(model) -> np.ndarray:
     return sizes / max(sizes.sum(), 1)
 
 
+def empty_topics(model) -> np.ndarray:
+    """Whether each topic (K,) is empty: (nearly) no training token, so its "top words" are ties
+    broken alphabetically, not words of the topic."""
+    return topic_shares(model) < EMPTY_SHARE
+
+
 def topic_lines(model, n_words: int = 10, coherence: tuple[str, np.ndarray] | None = None,
                 order=None, relevance: float = 1.0) -> list[str]:
     """One line per topic: its index, its share of the training tokens, its coherence if given
     as (measure, values), and its ``n_words`` top words (``model.top_word_ids``: the most
-    probable, or by ``relevance``); topics in ``order`` (ids), else by id."""
+    probable, or by ``relevance``); topics in ``order`` (ids), else by id. An empty topic says
+    "(empty)" instead of its filler words."""
     width = len(str(model.n_topics - 1))
-    words, shares = model.top_words(n_words, relevance=relevance), topic_shares(model)
+    words, shares, empty = model.top_words(n_words, relevance=relevance), topic_shares(model), empty_topics(model)
     lines = []
     for k in range(len(words)) if order is None else order:
         score = f", {coherence[0]} {coherence[1][k]:+.3f}" if coherence is not None else ""
-        lines.append(f"topic {k:>{width}} ({shares[k]:5.1%}{score}): {' '.join(words[k])}")
+        shown = "(empty)" if empty[k] else " ".join(words[k])
+        lines.append(f"topic {k:>{width}} ({shares[k]:5.1%}{score}): {shown}")
     return lines
 
 
@@ -50,23 +61,40 @@ def coherence_json(measure: str, values: np.ndarray) -> dict:
 
 def class_topic_weights(model, n_topics: int = 3) -> dict:
     """For each class (a regressor: "high" and "low"), the ``n_topics`` topics whose weight favours
-    it most, as (topic, eta weight) pairs."""
+    it most, as (topic, eta weight) pairs: no empty topic (its words are filler), and for a
+    regressor only topics that move the response that way (high: eta > 0, low: eta < 0)."""
     eta = model.eta_
+    skip = empty_topics(model)
+    regression = not hasattr(model, "classes_")
     out = {}
-    for label, topics in model.class_topics(n_topics).items():
+    for label, topics in model.class_topics(eta.shape[1]).items():
         t = 0 if eta.shape[0] == 1 else list(model.classes_).index(label)
-        out[label] = [(k, float(eta[t, k])) for k in topics]
+        weighted = [(k, float(eta[t, k])) for k in topics if not skip[k]]
+        if regression:
+            weighted = [(k, w) for k, w in weighted if (w > 0 if label == "high" else w < 0)]
+        out[label] = weighted[:n_topics]
     return out
 
 
 def class_topic_lines(model, n_topics: int = 3, n_words: int = 8, relevance: float = 1.0) -> list[str]:
-    """For each class, the topics whose classifier weight favours it most, with weights and words."""
+    """For each class, the topics whose classifier weight favours it most, with weights and words
+    (``class_topic_weights``: no empty topics), under a heading; a regressor's, the
+    topics that raise the response and those that lower it."""
     words = model.top_words(n_words, relevance=relevance)
-    lines = []
+    lines = ["topics that weigh most for each class:"] if hasattr(model, "classes_") else []
     for label, weighted in class_topic_weights(model, n_topics).items():
-        lines.append(f"class {label}:")
+        lines.append(_class_heading(model, label))
         lines.extend(f"  topic {k} (eta {weight:+.2f}): {' '.join(words[k])}" for k, weight in weighted)
+        if not weighted:
+            lines.append("  none")
     return lines
+
+
+def _class_heading(model, label) -> str:
+    """One class's line in ``class_topic_lines``; a regressor's "high" and "low" in words."""
+    if hasattr(model, "classes_"):
+        return f"class {label}:"
+    return "topics that raise the response:" if label == "high" else "topics that lower the response:"
 
 
 def topics_json(model, n_words: int = 10, n_class_topics: int = 3, relevance: float = 1.0) -> dict:
@@ -119,7 +147,7 @@ def model_summary(model, meta: dict) -> dict:
     if hasattr(model, "classes_"):
         out["classes"] = [str(c) for c in model.classes_]
         out.update(c=model.c_, margin=model.margin_)  # as resolved from "auto"
-    for key in ("n_docs", "n_tokens", "train_seconds", "tokens_per_second"):
+    for key in ("label_column", "n_docs", "n_tokens", "train_seconds", "tokens_per_second"):
         if key in stats:
             out[key] = stats[key]
     for key, attr in (("train_accuracy", "train_accuracy_"), ("train_r2", "train_score_"), ("log_joint", "log_joint_")):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import json
 import os
 import sys
 
@@ -17,7 +19,8 @@ class CLIError(MedLDAError):
 
 
 def _silenced(args) -> bool:
-    """Whether --quiet or --json asked for no progress or warnings (commands without them: no)."""
+    """Whether --quiet or --json asked for no progress bar (commands without them: no); warnings
+    are never silenced (``warn``)."""
     return getattr(args, "quiet", False) or getattr(args, "json", False)
 
 
@@ -26,23 +29,33 @@ def show_progress(args) -> bool:
     return not _silenced(args) and sys.stderr.isatty()
 
 
-def read_data(args, path: str, role: str, vocabulary=None) -> Corpus:
-    from ..readers import folder_splits, guess_format, is_collection, read_corpus
+def read_data(args, path: str, role: str, vocabulary=None, trained_label_column: str | None = None) -> Corpus:
+    """The documents of ``path`` as --format and the table options say; ``trained_label_column``:
+    the label column a saved model was trained on, read when --label-column is not given and the
+    table has it."""
+    from ..readers import folder_splits, is_collection, read_corpus
 
+    if not os.path.exists(path):
+        raise CLIError(f"{path}: no such file")
     if os.path.isfile(os.path.join(path, NPY_META)):
         return _read_npy(path, vocabulary)
-    fmt = args.format if args.format != "auto" else guess_format(path)
+    fmt = data_format(args, path)
     kwargs = {}
     if fmt == "folder":
         kwargs["subset"] = role if role in folder_splits(path) else None
         if args.categories:
             kwargs["categories"] = [c.strip() for c in args.categories.split(",") if c.strip()]
     if fmt == "ldac" and args.vocab:
+        if not os.path.exists(args.vocab):
+            raise CLIError(f"{args.vocab}: no such file (--vocab)")
         kwargs["vocab_path"] = args.vocab
     if fmt == "reuters" or (fmt == "ldac" and is_collection(path)):
         kwargs["subset"] = role if role in ("train", "test") else "test"
     if fmt in TABLE_FORMATS:
-        kwargs.update(text_column=args.text_column, label_column=args.label_column)
+        label_column = args.label_column
+        if label_column is None and trained_label_column in (table_columns(path, fmt) or ()):
+            label_column = trained_label_column
+        kwargs.update(text_column=args.text_column, label_column=label_column)
     elif args.text_column != "text" or args.label_column:
         raise CLIError(f"{path}: --text-column and --label-column are for tables (csv, tsv, jsonl), "
                        f"and this is {fmt} data")
@@ -60,7 +73,52 @@ def read_data(args, path: str, role: str, vocabulary=None) -> Corpus:
     return corpus
 
 
-RAW_TEXT = ("folder", "reuters", *TABLE_FORMATS)
+def data_format(args, path: str) -> str:
+    """The format of ``path``: --format, or guessed from the name and first line."""
+    from ..readers import guess_format
+
+    return args.format if args.format != "auto" else guess_format(path)
+
+
+def table_columns(path: str, fmt: str) -> list[str] | None:
+    """The column names of a csv, tsv or jsonl table (its header, or its first object's keys);
+    None for other data or a table unreadable here (the reader then says why)."""
+    if fmt not in TABLE_FORMATS:
+        return None
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            if fmt != "jsonl":
+                return next(csv.reader(fh, delimiter="," if fmt == "csv" else "\t"), None)
+            first = next((line for line in fh if line.strip()), None)
+            row = json.loads(first) if first is not None else None
+            return [str(k) for k in row] if isinstance(row, dict) else None
+    except (OSError, UnicodeDecodeError, csv.Error, ValueError):
+        return None
+
+
+def no_labels_hint(args, path: str) -> str:
+    """For an unlabeled table: which columns it has and how to name the label column; else ''."""
+    if args.label_column:
+        return ""
+    columns = table_columns(path, data_format(args, path))
+    if not columns:
+        return ""
+    return f"no column 'label' (columns: {', '.join(columns)}); name the label column with --label-column"
+
+
+def model_label_column(model) -> str | None:
+    """The table column a saved model's labels came from, if train was given --label-column."""
+    return getattr(model, "fit_stats_", {}).get("label_column")
+
+
+def remember_label_column(model, args) -> None:
+    """Keep --label-column in the model's fit statistics, saved with it, so that evaluate, predict
+    and plot read the same column of a table without being told again."""
+    if getattr(args, "label_column", None) and not getattr(args, "unsupervised", False):
+        model.fit_stats_["label_column"] = args.label_column
+
+
+RAW_TEXT = ("folder", "reuters", "txt", *TABLE_FORMATS)
 _TEXT_DEFAULTS = {"min_df": 3, "max_df": 1.0, "max_words": None, "stop_words": "english"}
 
 
@@ -141,16 +199,31 @@ def model_targets(model, corpus: Corpus, path: str):
     task = model_task(model)
     if task == "multilabel":
         return targets(corpus, task, names=np.asarray(model.classes_, dtype=str))
+    if task == "classification":
+        check_single_labels(corpus, "this model predicts one label per document, so it is scored against "
+                                    "one true label each")
     y = targets(corpus, task)
     if task == "classification":
         check_seen(y, model.classes_, path)
     return y
 
 
+def check_single_labels(corpus: Corpus, why: str) -> None:
+    """Refuse documents without exactly one label, saying ``why`` one is needed (the library's
+    message speaks of training, wrong for test data)."""
+    bad = [d for d, lab in enumerate(corpus.labels or ()) if len(lab) != 1]
+    if bad:
+        count = "1 document does" if len(bad) == 1 else f"{len(bad)} documents do"
+        raise CLIError(f"{count} not carry exactly one label (first: {corpus.where(bad[0])}, "
+                       f"with {len(corpus.labels[bad[0]])}); {why}")
+
+
 def warn(args, message: str) -> None:
-    """A warning on stderr, unless --quiet or --json asked for silence."""
-    if not _silenced(args):
-        print(f"medlda: warning: {message}", file=sys.stderr)
+    """A warning on stderr, always: warnings are about the data or change the result (empty
+    documents skipped, unknown words dropped, a switch to multi-label), so --quiet (no progress,
+    no chatter) and --json (stdout holds only the JSON) keep them; ``args`` is for symmetry with
+    ``show_progress``, the rule being the same for every command."""
+    print(f"medlda: warning: {message}", file=sys.stderr)
 
 
 def coherence_of(model, docs: Corpus, measure: str, n_words: int, relevance: float = 1.0) -> np.ndarray:

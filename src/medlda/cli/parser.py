@@ -3,22 +3,38 @@
 from __future__ import annotations
 
 import argparse
+from typing import Callable, NoReturn
 
 from .. import __version__
+from ..estimators import BINARY_MARGIN, MULTICLASS_MARGIN, MULTILABEL_MARGIN
 from ..samplers import ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, SAMPLERS
 from .predict import cmd_evaluate, cmd_predict, cmd_transform
 from .show import PLOT_KINDS, cmd_info, cmd_plot, cmd_topics
 from .train import cmd_demo, cmd_train
 
+MODEL_HELP = "the saved model file (medlda train --out)"
+DEMO_MIN_DOCS = 10
+TRAINED_LABELS = ("default: the column the model was trained on (train --label-column) if the table has it, "
+                  "else 'label' if present")
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and a pointer to --help: the full usage of
+    train runs to some 30 lines and buries the error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\nsee `{self.prog} --help`\n")
+
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="medlda", description="Supervised topic models (MedLDA, LightMedLDA).")
+    p = _Parser(prog="medlda", description="Supervised topic models (MedLDA, LightMedLDA).")
     p.add_argument("--version", action="version", version=f"medlda {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     t = sub.add_parser("train", help="train a model; evaluate on --test if given")
     _data_args(t, "--train", required=True, help="training data: bag-of-words or lda-c file, a folder "
-               "with one sub-folder per label, or a .tar.gz of such folders")
+               "with one sub-folder per label, or a .tar.gz of such folders",
+               labels="the labels to learn; default 'label' if present")
     _text_args(t)
     t.add_argument("--test", help="test data in the same form (an archive with -train/-test folders "
                    "gives its test half)")
@@ -28,28 +44,32 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--topics", type=_topic_counts, default=[20], metavar="K",
                    help="number of topics K (default 20); several, comma-separated (20,50,100), train one model "
                         "each, compared on --test or --holdout, and --out keeps the best")
-    t.add_argument("--iters", type=int, default=50, help="training iterations (default 50)")
+    t.add_argument("--iters", type=_positive_int, default=50, help="training iterations (default 50)")
     t.add_argument("--sampler", choices=SAMPLERS, default="gibbs",
-                   help="gibbs (exact), light (LightMedLDA) or blocked (blocked Gibbs, with --unsupervised)")
+                   help="gibbs (exact; default), light (LightMedLDA) or blocked (blocked Gibbs, with --unsupervised)")
     t.add_argument("--block-simulation", choices=["nested", "backward"], default="nested",
                    help="blocked sampler: how a block's topic counts are drawn (default nested)")
     t.add_argument("--trace", metavar="FILE",
                    help="write the per-iteration trace (iteration, sampling seconds, log joint; with "
                         "--unsupervised and --test also held-out perplexity) to FILE as JSON")
-    t.add_argument("--trace-every", type=int, default=1, metavar="N",
+    t.add_argument("--trace-every", type=_positive_int, default=1, metavar="N",
                    help="measure the trace every N iterations (default 1)")
-    t.add_argument("--seed", type=int, default=None, help="random seed (same seed, same model)")
+    t.add_argument("--seed", type=_non_negative_int, default=None,
+                   help="random seed, 0 or more (same seed, same model; default: none, another model each run)")
     t.add_argument("--light-variant", choices=LIGHT_VARIANTS, default="collapsed",
-                   help="light sampler: 'partial' (exact, phi drawn) or 'collapsed' (the papers')")
-    t.add_argument("--phi-every", type=int, default=1, metavar="N",
+                   help="light sampler: 'partial' (exact, phi drawn) or 'collapsed' (the papers'; default)")
+    t.add_argument("--phi-every", type=_positive_int, default=1, metavar="N",
                    help="light partial: draw phi every N iterations (still exact; default 1)")
     t.add_argument("--proposal", choices=list(PROPOSAL_MODES), default="mixture",
                    help="light sampler's MH proposals (see MedLDAClassifier's proposal)")
-    t.add_argument("--n-mh", type=int, default=6, help="MH steps per token (light)")
+    t.add_argument("--n-mh", type=_positive_int, default=6, metavar="N", help="light: MH steps per token (default 6)")
     t.add_argument("--eta-draw", choices=list(ETA_DRAWS), default="auto",
                    help="how light draws eta: exactly, by coordinate Gibbs sweeps, or exactly where cheap (auto)")
-    t.add_argument("--alpha-sum", type=float, default=6.4)
-    t.add_argument("--beta", type=float, default=0.01)
+    t.add_argument("--alpha-sum", type=float, default=6.4,
+                   help="sum of the Dirichlet prior on a document's topic proportions, alpha_sum / K per topic "
+                        "(default 6.4)")
+    t.add_argument("--beta", type=float, default=0.01,
+                   help="Dirichlet prior on each topic's word probabilities; smaller: sparser topics (default 0.01)")
     t.add_argument("--c", type=float, default=None,
                    help="regularization constant c (default: hinge 1.6, logistic 25 binary / 204.8 "
                         "several tasks, regression 4)")
@@ -65,7 +85,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="cores: light sampler threads, or one-vs-rest processes (default 1; -1 all cores)")
     t.add_argument("--epsilon", type=float, default=1e-3, help="epsilon-insensitive loss width (default 1e-3)")
     t.add_argument("--margin", type=float, default=None,
-                   help="hinge margin l (default: 164 for two classes, 64 for more, as in the papers)")
+                   help=f"hinge margin l (default: {BINARY_MARGIN:g} for two classes, {MULTICLASS_MARGIN:g} for more, "
+                        f"as in the papers; {MULTILABEL_MARGIN:g} for multi-label data)")
     t.add_argument("--sigma2", type=float, default=1.0, help="prior variance of eta (default 1)")
     t.add_argument("--class-weight", choices=["balanced"], default=None,
                    help="classification: weigh each document by n_docs / (n_classes x its class's documents), so "
@@ -74,29 +95,32 @@ def _parser() -> argparse.ArgumentParser:
                    help="classification: c times R on each task's positive documents, for rare labels "
                         "(default: 1, the papers' loss, for one label per document; C - 1 with --strategy ovr "
                         "on C classes, but 1 for the logistic loss above 100 topics; 4 for multi-label)")
-    t.add_argument("--infer-burn", type=int, default=None, metavar="N",
+    t.add_argument("--infer-burn", type=_non_negative_int, default=None, metavar="N",
                    help="sweeps over a test document's topics before averaging (default 100)")
-    t.add_argument("--infer-avg", type=int, default=None, metavar="N",
+    t.add_argument("--infer-avg", type=_positive_int, default=None, metavar="N",
                    help="sweeps whose topic conditionals are averaged for a test document (default 200)")
     t.add_argument("--unsupervised", action="store_true", help="plain LDA: ignore labels")
     t.add_argument("--out", help="save the fitted model to this file")
     t.add_argument("--checkpoint", help="checkpoint file: the whole sampler state (npz + JSON), "
                    "replaced atomically every --checkpoint-every iterations")
-    t.add_argument("--checkpoint-every", type=int, default=0, metavar="N",
+    t.add_argument("--checkpoint-every", type=_non_negative_int, default=0, metavar="N",
                    help="write a checkpoint every N iterations (default 0: never)")
     t.add_argument("--resume", action="store_true",
                    help="go on from --checkpoint if it exists (same data and settings)")
     t.add_argument("--backend", choices=["local", "ray"], default="local",
                    help="train in this process, or data-parallel on a Ray cluster (medlda[ray])")
     t.add_argument("--address", help="Ray cluster address (default: start or join a local one)")
-    t.add_argument("--workers", type=int, default=2, help="Ray workers, one document shard each (default 2)")
-    t.add_argument("--top-words", type=_positive_int, default=10)
+    t.add_argument("--workers", type=_positive_int, default=2, help="Ray workers, one document shard each (default 2)")
+    t.add_argument("--top-words", type=_positive_int, default=10, metavar="N",
+                   help="words shown per topic in the report (default 10)")
     _output_args(t)
     t.set_defaults(func=cmd_train)
 
     r = sub.add_parser("predict", help="predict labels of documents with a saved model")
-    r.add_argument("--model", required=True)
-    _data_args(r, "--input", required=True, help="documents to label")
+    r.add_argument("--model", required=True, help=MODEL_HELP)
+    _data_args(r, "--input", required=True, help="documents to label",
+               labels="true labels, if any, to score the predictions against (accuracy, F1 or r2, on stderr); "
+                      + TRAINED_LABELS)
     r.add_argument("--out", help="write one predicted label per line to this file")
     r.add_argument("--proba", action="store_true",
                    help="also each class's probability (logistic loss): tab-separated lines under a header "
@@ -109,16 +133,19 @@ def _parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_predict)
 
     e = sub.add_parser("evaluate", help="a saved model's errors on labeled documents, overall and per class")
-    e.add_argument("--model", required=True)
-    _data_args(e, "--input", required=True, help="labeled documents")
+    e.add_argument("--model", required=True, help=MODEL_HELP)
+    _data_args(e, "--input", required=True, help="labeled documents",
+               labels="the true labels; " + TRAINED_LABELS)
     e.add_argument("--confusion", action="store_true", help="also print the confusion matrix (always in --json)")
-    e.add_argument("--n-jobs", type=int, default=None, help="cores for inference (default: the model's n_jobs)")
+    e.add_argument("--n-jobs", type=int, default=None,
+                   help="cores for inference (default: the model's n_jobs; -1 all cores)")
     _output_args(e)
     e.set_defaults(func=cmd_evaluate)
 
     f = sub.add_parser("transform", help="each document's topic proportions under a saved model")
-    f.add_argument("--model", required=True)
-    _data_args(f, "--input", required=True, help="documents whose topics to infer")
+    f.add_argument("--model", required=True, help=MODEL_HELP)
+    _data_args(f, "--input", required=True, help="documents whose topics to infer",
+               labels="not used by transform")
     f.add_argument("--out", help="write the proportions to this file: tab-separated text under a header "
                                  "of topic ids, or a NumPy array if it ends in .npy")
     f.add_argument("--top", type=_positive_int, default=None, metavar="N",
@@ -127,16 +154,18 @@ def _parser() -> argparse.ArgumentParser:
     f.set_defaults(func=cmd_transform)
 
     i = sub.add_parser("info", help="what a saved model is: estimator, task, sizes, training and parameters")
-    i.add_argument("--model", required=True)
-    i.add_argument("--json", action="store_true")
+    i.add_argument("--model", required=True, help=MODEL_HELP)
+    i.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     i.set_defaults(func=cmd_info)
 
     s = sub.add_parser("topics", help="top words per topic and, for a supervised model, per class")
-    s.add_argument("--model", required=True)
-    s.add_argument("--top-words", type=_positive_int, default=10)
-    s.add_argument("--class-topics", type=_positive_int, default=3, help="topics listed per class")
+    s.add_argument("--model", required=True, help=MODEL_HELP)
+    s.add_argument("--top-words", type=_positive_int, default=10, metavar="N", help="words per topic (default 10)")
+    s.add_argument("--class-topics", type=_positive_int, default=3, metavar="N",
+                   help="topics listed per class (default 3)")
     _data_args(s, "--coherence", required=False,
-               help="documents in which to score each topic's coherence (its --top-words occurring together)")
+               help="documents in which to score each topic's coherence (its --top-words occurring together)",
+               labels="not used for coherence")
     s.add_argument("--measure", choices=["npmi", "umass"], default="npmi",
                    help="coherence measure: npmi (in [-1, 1]; held-out documents) or umass (training documents)")
     s.add_argument("--split", choices=["train", "test"], default="test",
@@ -144,12 +173,12 @@ def _parser() -> argparse.ArgumentParser:
     _relevance_arg(s)
     s.add_argument("--sort", choices=["id", "share", "coherence"], default="id",
                    help="list topics by id, by share of the training tokens, or by coherence (needs --coherence)")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help="print one JSON object: topics, shares, class topics, eta")
     s.set_defaults(func=cmd_topics)
 
     g = sub.add_parser("plot", help="draw a saved model's training curves, topics, topics per class, "
                                     "a map of documents, or its errors on labeled data (needs matplotlib)")
-    g.add_argument("--model", required=True)
+    g.add_argument("--model", required=True, help=MODEL_HELP)
     g.add_argument("--kind", required=True, choices=PLOT_KINDS,
                    help="trace: training curves; topics: top words per topic; class-topics: the topics "
                         "that weigh most per class; map: documents of --input by their topics (t-SNE); "
@@ -158,29 +187,36 @@ def _parser() -> argparse.ArgumentParser:
                         "document --doc of --input")
     g.add_argument("--out", required=True, help="figure file; the format follows its suffix (png, pdf, svg)")
     g.add_argument("--dpi", type=int, default=150, help="resolution of raster formats (default 150)")
-    _data_args(g, "--input", required=False, help="documents for map, confusion and predictions")
+    _data_args(g, "--input", required=False, help="documents for map, confusion, predictions and explain",
+               labels="true labels for confusion and predictions (map colours by them); " + TRAINED_LABELS)
     g.add_argument("--x", choices=["iteration", "seconds"], default="iteration", help="trace: x axis")
     g.add_argument("--topic-ids", help="topics: comma-separated topic ids (default: the first 12)")
     g.add_argument("--top-words", type=_positive_int, default=None,
                    help="words per topic (default 10; 5 for class-topics)")
     g.add_argument("--class-topics", type=_positive_int, default=3, help="class-topics: topics per class")
     _relevance_arg(g)
-    g.add_argument("--doc", type=int, default=0,
+    g.add_argument("--doc", type=_non_negative_int, default=0,
                    help="explain: which document of --input, from 0, empty ones skipped: the line of predict's "
                         "output (default 0)")
     g.add_argument("--label", help="explain: a class whose score to split (multi-label models need one)")
     g.add_argument("--n-topics", type=_positive_int, default=8, help="explain: topics shown (default 8)")
     g.add_argument("--method", choices=["tsne", "pca"], default="tsne", help="map: the 2-d embedding")
-    g.add_argument("--seed", type=int, default=0, help="map: the embedding's random seed")
-    g.add_argument("--n-jobs", type=int, default=None, help="cores for inference of --input documents")
+    g.add_argument("--seed", type=_non_negative_int, default=0, help="map: the embedding's random seed (default 0)")
+    g.add_argument("--n-jobs", type=int, default=None,
+                   help="cores for inference of --input documents (default: the model's n_jobs; -1 all cores)")
     g.set_defaults(func=cmd_plot)
 
     d = sub.add_parser("demo", help="train and evaluate on data drawn from the model itself")
-    d.add_argument("--docs", type=int, default=2000)
-    d.add_argument("--topics", type=int, default=10)
-    d.add_argument("--iters", type=int, default=100)
-    d.add_argument("--sampler", choices=[s for s in SAMPLERS if s != "blocked"], default="gibbs")
-    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--docs", type=_int_at_least(DEMO_MIN_DOCS, "a fifth of them is test data"), default=2000,
+                   metavar="N",
+                   help=f"documents to draw, at least {DEMO_MIN_DOCS}; 80%% train, 20%% test (default 2000)")
+    d.add_argument("--topics", type=_int_at_least(2, "two classes need two topics"), default=10, metavar="K",
+                   help="topics of the planted model and of the one trained, at least 2 (default 10)")
+    d.add_argument("--iters", type=_positive_int, default=100, help="training iterations (default 100)")
+    d.add_argument("--sampler", choices=[s for s in SAMPLERS if s != "blocked"], default="gibbs",
+                   help="gibbs (exact; default) or light (LightMedLDA)")
+    d.add_argument("--seed", type=_non_negative_int, default=0,
+                   help="random seed of the drawn data and the training (default 0)")
     _output_args(d)
     d.set_defaults(func=cmd_demo)
     return p
@@ -194,12 +230,25 @@ def _number(text: str, kind: type, what: str):
         raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
 
 
+def _int_at_least(minimum: int, why: str = "") -> Callable[[str], int]:
+    """argparse type: an integer of at least ``minimum`` (``why``: the reason, said in the error)."""
+    def parse(text: str) -> int:
+        value = _number(text, int, "an integer")
+        if value < minimum:
+            reason = f" ({why})" if why else ""
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}{reason}, got {value}")
+        return value
+    return parse
+
+
 def _positive_int(text: str) -> int:
     """argparse type: an integer of at least 1."""
-    value = _number(text, int, "an integer")
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+    return _int_at_least(1)(text)
+
+
+def _non_negative_int(text: str) -> int:
+    """argparse type: an integer of at least 0 (seeds, counts that may be none)."""
+    return _int_at_least(0)(text)
 
 
 def _unit_number(text: str) -> float:
@@ -252,17 +301,20 @@ def _text_args(p) -> None:
                    help="raw text: 'english' (default), 'none', or a file of stop words, one per line")
 
 
-def _data_args(p, flag: str, required: bool, help: str) -> None:
+def _data_args(p, flag: str, required: bool, help: str, labels: str) -> None:
+    """The data file and how to read it; ``labels`` says what the command does with the labels."""
     p.add_argument(flag, required=required, help=help)
-    p.add_argument("--format", choices=["auto", "bow", "ldac", "folder", "csv", "tsv", "jsonl"], default="auto",
+    p.add_argument("--format", choices=["auto", "bow", "ldac", "folder", "csv", "tsv", "jsonl", "txt"], default="auto",
                    help="data format (default: guessed from the name and first line; .csv, .tsv and .jsonl "
-                        "files are tables of raw texts, one document per row)")
+                        "files are tables of raw texts, one document per row; txt, never guessed: raw text, "
+                        "one unlabeled document per line)")
     p.add_argument("--vocab", help="vocabulary file for lda-c data (lines 'id word' or one word a line)")
-    p.add_argument("--categories", help="comma-separated labels to keep (folder data)")
+    p.add_argument("--categories", help="folder data: read only the documents of these comma-separated labels "
+                                        "(sub-folders)")
     p.add_argument("--text-column", default="text", help="tables: the column holding each document's text "
                                                           "(default 'text')")
-    p.add_argument("--label-column", help="tables: the column holding its labels (default 'label' if present; "
-                                          "several labels comma-separated, or a number for regression)")
+    p.add_argument("--label-column", help="tables: the column holding its labels (several comma-separated, or a number "
+                                          f"for regression): {labels}")
 
 
 def _relevance_arg(p) -> None:
@@ -284,5 +336,8 @@ def _inference_args(p, what: str) -> None:
 
 
 def _output_args(p) -> None:
-    p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
-    p.add_argument("--quiet", action="store_true", help="no progress bar or report")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object on stdout, nothing else (warnings still go to stderr)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar and no chatter (train, demo: only the test measures); warnings, "
+                        "about the data or a task switch, still go to stderr")

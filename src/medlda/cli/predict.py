@@ -10,7 +10,8 @@ import numpy as np
 
 from ..atomic import atomic_write, check_writable
 from ..tasks import model_task
-from .common import CLIError, doc_ids, load_with_jobs, model_targets, model_vocabulary, read_data
+from .common import (CLIError, doc_ids, load_with_jobs, model_label_column, model_targets, model_vocabulary,
+                     no_labels_hint, read_data)
 
 
 def cmd_predict(args) -> int:
@@ -26,7 +27,8 @@ def cmd_predict(args) -> int:
         check_writable(args.out)
     if args.explain < 0:
         raise CLIError("--explain must be a number of topics, 0 or more")
-    corpus = read_data(args, args.input, "test", vocabulary=model_vocabulary(model))
+    corpus = read_data(args, args.input, "test", vocabulary=model_vocabulary(model),
+                       trained_label_column=model_label_column(model))
     zbar = model.transform(corpus)  # one inference for labels, probabilities and explanations
     if hasattr(model, "classes_"):
         omega = model._decision_from(zbar)
@@ -43,7 +45,9 @@ def cmd_predict(args) -> int:
         pred = np.array([",".join(str(c) for c, on in zip(model.classes_, row) if on) for row in pred])
     labels = [str(p) for p in pred.tolist()]
     names = [str(c) for c in model.classes_] if proba is not None else []
-    lines = _with_ids(args, corpus, *_prediction_table(labels, names, proba, explained))
+    shown = [f"{p:.6g}" for p in pred.tolist()] if task == "regression" else labels  # JSON keeps every digit
+    lines = _with_ids(args, corpus, *_prediction_table(shown, names, proba, explained,
+                                                       "prediction" if task == "regression" else "label"))
 
     def fields() -> dict:
         out = {"labels": labels}
@@ -61,9 +65,11 @@ def cmd_predict(args) -> int:
     return 0
 
 
-def _prediction_table(labels: list[str], names: list[str], proba, explained) -> tuple[list[str] | None, list[str]]:
+def _prediction_table(labels: list[str], names: list[str], proba, explained,
+                      first: str = "label") -> tuple[list[str] | None, list[str]]:
     """predict's columns: a header (None for labels alone) and one tab-separated row per document:
-    its label, each class's probability (``proba``), its explaining topics (``explained[0]``)."""
+    its label, each class's probability (``proba``), its explaining topics (``explained[0]``);
+    ``first`` names the label column (a regressor's: 'prediction')."""
     rows = [[label] for label in labels]
     if proba is not None:
         for row, p in zip(rows, proba):
@@ -73,7 +79,7 @@ def _prediction_table(labels: list[str], names: list[str], proba, explained) -> 
             row.append(cell)
     header = None
     if proba is not None or explained is not None:
-        header = ["label", *names] + (["topic:contribution"] if explained is not None else [])
+        header = [first, *names] + (["topic:contribution"] if explained is not None else [])
     return header, ["\t".join(row) for row in rows]
 
 
@@ -85,9 +91,12 @@ def cmd_evaluate(args) -> int:
     if not hasattr(model, "predict"):
         raise CLIError(f"{args.model}: an unsupervised LDA model has no labels to evaluate (medlda train "
                        f"--unsupervised --test reports its held-out perplexity)")
-    corpus = read_data(args, args.input, "test", vocabulary=model_vocabulary(model))
+    corpus = read_data(args, args.input, "test", vocabulary=model_vocabulary(model),
+                       trained_label_column=model_label_column(model))
     if corpus.labels is None:
-        raise CLIError(f"{args.input}: documents carry no labels to evaluate the predictions against")
+        hint = no_labels_hint(args, args.input)
+        raise CLIError(f"{args.input}: documents carry no labels to evaluate the predictions against"
+                       + (f": {hint}" if hint else ""))
     task = model_task(model)
     y = model_targets(model, corpus, args.input)
     report = evaluate(task, y, model.predict(corpus), getattr(model, "classes_", None))

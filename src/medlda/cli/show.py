@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import numpy as np
 
 from ..atomic import check_writable
-from .common import CLIError, coherence_of, load_with_jobs, model_targets, model_vocabulary, read_data
+from .common import (CLIError, coherence_of, load_with_jobs, model_label_column, model_targets, model_vocabulary,
+                     read_data)
 
 
 PLOT_KINDS = ["trace", "topics", "class-topics", "map", "confusion", "predictions", "explain"]
@@ -47,8 +49,7 @@ def cmd_topics(args) -> int:
         print(f"mean {args.measure} coherence of the top {args.top_words} words in {args.coherence}: "
               + ("undefined" if mean is None else f"{mean:+.4f}"))
     if hasattr(model, "eta_samples_"):
-        print("\ntopics that weigh most for each class:")
-        print("\n".join(class_topic_lines(model, args.class_topics, args.top_words, args.relevance)))
+        print("\n" + "\n".join(class_topic_lines(model, args.class_topics, args.top_words, args.relevance)))
     return 0
 
 
@@ -63,7 +64,11 @@ def cmd_plot(args) -> int:
 
     model = load_with_jobs(args)
     check_writable(args.out)
+    if not os.path.splitext(args.out)[1]:
+        raise CLIError(f"{args.out}: no suffix to name the figure format; end the name in .png, .pdf or .svg")
     plots.figure_format(args.out)
+    if args.kind == "explain":
+        _check_label(model, args.label)
     data_kinds = ("map", "confusion", "predictions", "explain")
     if args.kind in data_kinds and not args.input:
         raise CLIError(f"--kind {args.kind} needs --input documents")
@@ -86,7 +91,8 @@ def cmd_plot(args) -> int:
         fig = plots.plot_explanation(model, corpus, args.doc, args.n_topics, n_words=args.top_words or 5,
                                      label=args.label)
     else:
-        corpus = read_data(args, args.input, "test", vocabulary=model_vocabulary(model))
+        corpus = read_data(args, args.input, "test", vocabulary=model_vocabulary(model),
+                           trained_label_column=model_label_column(model))
         y = None
         if corpus.labels is not None and hasattr(model, "predict"):
             y = model_targets(model, corpus, args.input)
@@ -102,6 +108,20 @@ def cmd_plot(args) -> int:
     plots.save_figure(fig, args.out, dpi=args.dpi)
     print(f"figure written to {args.out}", file=sys.stderr)
     return 0
+
+
+def _check_label(model, label: str | None) -> None:
+    """plot --kind explain: --label, a class of the model, given where a multi-label model needs it
+    and refused for a regressor (it has no classes)."""
+    if not hasattr(model, "classes_"):
+        if label is not None:
+            raise CLIError("--label is for classifiers; a regression model's prediction is explained as a whole")
+        return
+    names = [str(c) for c in model.classes_]
+    if label is None and getattr(model, "multilabel_", False):
+        raise CLIError(f"a multi-label model decides each label apart: give --label, one of: {', '.join(names)}")
+    if label is not None and label not in names:
+        raise CLIError(f"--label {label!r} is not a class of the model; one of: {', '.join(names)}")
 
 
 def _int_id(text: str, flag: str) -> int:

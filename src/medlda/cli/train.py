@@ -9,7 +9,10 @@ import numpy as np
 
 from ..atomic import atomic_write_text, check_writable
 from ..corpus import Corpus
-from .common import CLIError, check_seen, coherence_of, read_data, show_progress, warn
+from .common import (CLIError, check_seen, check_single_labels, coherence_of, no_labels_hint, read_data,
+                     remember_label_column, show_progress, warn)
+
+TEST_MEASURES = ("accuracy", "f1_micro", "f1_macro", "r2", "perplexity")  # on --test or --holdout data
 
 
 def cmd_train(args) -> int:
@@ -20,6 +23,8 @@ def cmd_train(args) -> int:
             check_writable(path)
     if args.holdout is not None and args.test:
         raise CLIError("--holdout sets aside part of --train as test data; give it or --test, not both")
+    if args.n_jobs == 0:
+        raise CLIError("--n-jobs must be a non-zero integer (-1: all cores)")
     if len(args.topics) > 1:  # before reading the data
         _check_comparison(args)
     train = read_data(args, args.train, "train")
@@ -61,6 +66,7 @@ def _train_and_evaluate(args, train: Corpus, test: Corpus | None, common: dict, 
                     **common).fit(train, heldout=test if args.trace else None)
     else:
         model, task, y_test = _fit_supervised(args, train, test, common, n_topics)
+    remember_label_column(model, args)
     result = _train_summary(model, train, args)
     result["task"] = "unsupervised" if args.unsupervised else task
     result.update({k: model.fit_stats_[k] for k in ("backend", "n_workers", "resumed_from_iteration")
@@ -130,20 +136,11 @@ def _comparison_line(result: dict, key: str) -> str:
 
 def _hold_out(corpus: Corpus, fraction: float, seed: int | None, args) -> tuple[Corpus, Corpus]:
     """(train, test): a random ``fraction`` of the documents set aside, stratified by class when
-    every document has one label of a class with two or more documents, seeded by --seed."""
-    from sklearn.model_selection import train_test_split
-
+    every document has one label (a class of one document stays in training), seeded by --seed."""
     n_test = int(round(fraction * corpus.n_docs))
     if not 1 <= n_test < corpus.n_docs:
         raise CLIError(f"--holdout {fraction} of {corpus.n_docs} documents leaves no test or no training document")
-    labels = None
-    if not args.unsupervised and corpus.labels is not None and all(len(lab) == 1 for lab in corpus.labels):
-        labels = np.array([lab[0] for lab in corpus.labels])
-        _, counts = np.unique(labels, return_counts=True)
-        if counts.min() < 2 or n_test < counts.size or corpus.n_docs - n_test < counts.size:
-            labels = None  # too few documents of some class to stratify
-    kept, held = train_test_split(np.arange(corpus.n_docs), test_size=n_test, random_state=seed, stratify=labels)
-    return corpus.subset(np.sort(kept)), corpus.subset(np.sort(held))
+    return corpus.holdout(n_test, random_state=seed, stratify=not args.unsupervised)
 
 
 def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict, n_topics: int):
@@ -151,15 +148,18 @@ def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict, n_to
     it; return it, the task and the test targets (None without --test)."""
     from ..estimators import MedLDAClassifier
     from ..regression import MedLDARegressor
-    from ..tasks import detect_task, label_matrix, targets
+    from ..tasks import auto_task_warning, detect_task, label_matrix, targets
 
     if train.labels is None:
+        hint = no_labels_hint(args, args.train)
+        if hint:
+            raise CLIError(f"{args.train}: documents carry no labels: {hint}, or use --unsupervised "
+                           "for plain LDA")
         raise CLIError(f"{args.train}: documents carry no labels (use --unsupervised for plain LDA)")
     task = detect_task(train) if args.task == "auto" else args.task
-    unlabeled = [d for d, lab in enumerate(train.labels) if not lab]
-    if args.task == "auto" and task == "multilabel" and all(len(lab) <= 1 for lab in train.labels):
-        warn(args, f"{len(unlabeled)} documents carry no label (first: {train.where(unlabeled[0])}) and the "
-                   f"others one each: read as multi-label data; for classification give them labels or drop them")
+    note = auto_task_warning(train, task) if args.task == "auto" else None
+    if note:  # blank, fractional or word labels among the others: say what was chosen and how to override
+        warn(args, note)
     if args.loss is not None and (task == "regression") != (args.loss in ("epsilon", "squared")):
         raise CLIError(f"--loss {args.loss} does not fit a {task} task (labels of {args.train})")
     if task == "regression":
@@ -184,17 +184,20 @@ def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict, n_to
     else:
         y = targets(train, task)
     y_test = None
+    test_name = args.test or f"{args.train} (its --holdout part)"
     if test is not None:
         if test.labels is None:
-            raise CLIError(f"{args.test}: documents carry no labels")
+            raise CLIError(f"{test_name}: documents carry no labels")
         if task == "multilabel":
             y_test, _, dropped = label_matrix(test, names)
             if dropped:
-                warn(args, f"{args.test}: ignored {dropped} labels that no training document carries")
+                warn(args, f"{test_name}: ignored {dropped} labels that no training document carries")
         else:
+            if task == "classification":
+                check_single_labels(test, "the training data has one label per document, so must the test data")
             y_test = targets(test, task)
             if task == "classification":
-                check_seen(y_test, np.unique(y), args.test)
+                check_seen(y_test, np.unique(y), test_name)
     model.fit(train, y)
     if names is not None:
         model.classes_ = names  # label names instead of column indices
@@ -225,29 +228,37 @@ def _train_summary(model, train: Corpus, args) -> dict:
 def _report(model, result: dict, args) -> None:
     from ..reports import class_topic_lines, topic_lines, topics_json
 
+    tested = "holdout" if getattr(args, "holdout", None) is not None else "test"
     if args.json:
         result.update(topics_json(model, args.top_words if hasattr(args, "top_words") else 10))
         print(json.dumps(result))
         return
     if args.quiet:
-        for key in ("accuracy", "f1_micro", "f1_macro", "r2", "perplexity"):
+        for key in TEST_MEASURES:
             if key in result:
-                print(f"{key}: {result[key]:.4f}")
+                print(f"{_measure_name(key, tested)}: {result[key]:.4f}")
         return
     print(f"trained {result['n_topics']} topics, {result['n_iter']} iterations ({result['sampler']}) on "
           f"{result['n_train_docs']} documents, {result['n_train_tokens']} tokens: "
           f"{result['train_seconds']:.2f} s ({result['tokens_per_second'] / 1e6:.2f}M tokens/s; "
           f"compile {result['compile_seconds']:.2f} s)")
-    for key in ("train_accuracy", "train_r2", "accuracy", "f1_micro", "f1_macro", "r2", "perplexity", "coherence_npmi"):
+    for key in ("train_accuracy", "train_r2", *TEST_MEASURES, "coherence_npmi"):
         if key in result:
-            print(f"{key.replace('_', ' ')}: {result[key]:.4f}")
+            print(f"{_measure_name(key, tested)}: {result[key]:.4f}")
     print("\ntopics:")
     print("\n".join(topic_lines(model, getattr(args, "top_words", 10))))
     if hasattr(model, "eta_samples_"):
-        print("\ntopics that weigh most for each class:")
-        print("\n".join(class_topic_lines(model)))
+        print("\n" + "\n".join(class_topic_lines(model)))
     if "model" in result:
         print(f"\nmodel saved to {result['model']}")
+
+
+def _measure_name(key: str, tested: str) -> str:
+    """A result key as the report says it: a measure on the test data (--test, or the --holdout
+    part; also the coherence, scored there) led by ``tested``, so that it is not taken for one on
+    the training data; the JSON keeps the bare keys."""
+    name = key.replace("_", " ")
+    return f"{tested} {name}" if key in (*TEST_MEASURES, "coherence_npmi") else name
 
 
 def cmd_demo(args) -> int:
@@ -259,6 +270,9 @@ def cmd_demo(args) -> int:
     n_train = int(0.8 * corpus.n_docs)
     train, test = corpus.subset(np.arange(n_train)), corpus.subset(np.arange(n_train, corpus.n_docs))
     y = corpus.single_labels()
+    if np.unique(y[:n_train]).size < 2:
+        raise CLIError(f"the {n_train} training documents drawn all carry one class; draw more (--docs) or "
+                       "another --seed")
     if not (args.quiet or args.json):
         print(f"demo: {corpus.n_docs} documents drawn from a supervised topic model with "
               f"{args.topics} topics ({corpus.n_words} words, labels from a known classifier); "
