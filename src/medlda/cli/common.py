@@ -63,14 +63,19 @@ def read_data(args, path: str, role: str, vocabulary=None, trained_label_column:
         kwargs.update(_vectorizer_arg(args, path, fmt))
     corpus = read_corpus(path, format=fmt, vocabulary=vocabulary, **kwargs)
     if corpus.n_empty_skipped:
-        warn(args, f"{path}: skipped {corpus.n_empty_skipped} empty documents")
+        warn(args, f"{path}: skipped {_count(corpus.n_empty_skipped, 'empty document')}")
     if corpus.n_oov_dropped:
-        warn(args, f"{path}: dropped {corpus.n_oov_dropped} out-of-vocabulary tokens")
+        warn(args, f"{path}: dropped {_count(corpus.n_oov_dropped, 'out-of-vocabulary token')}")
     if corpus.n_docs == 0:
         hint = (f" (all {corpus.n_oov_dropped} tokens are words the model or training data does not know)"
                 if corpus.n_oov_dropped else "")
         raise CLIError(f"{path}: no non-empty documents{hint}")
     return corpus
+
+
+def _count(n: int, noun: str) -> str:
+    """"1 noun" or "n nouns"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def data_format(args, path: str) -> str:
