@@ -6,7 +6,10 @@ so far, the NumPy generator's state (as JSON), the Ray workers' generator states
 number, the trace so far, and the configuration and corpus fingerprint it belongs to. One
 ``.npz`` archive of arrays plus JSON metadata, no pickle, replaced atomically: a run killed at any
 moment (even by SIGKILL) resumes from the last checkpoint and, single-threaded, ends with the same
-arrays as an uninterrupted run with the same seed.
+arrays as an uninterrupted run with the same seed, for gibbs and light partial. Light collapsed
+rebuilds its per-word hashes from the counts, and their slot order (which orders the word-proposal
+tables the next draws read) depends on the run's history, so it resumes the same chain with other
+draws; saving the hashes' layout would make it exact.
 """
 
 from __future__ import annotations
