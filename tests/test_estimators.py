@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 from sklearn.base import clone
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 
-from medlda import LDA, Corpus, MedLDAClassifier
+from medlda import LDA, Corpus, MedLDAClassifier, MedLDARegressor
 from medlda.synthetic import make_supervised_corpus
 
 
@@ -158,7 +161,8 @@ def test_empty_documents_are_skipped_in_fit_and_get_the_prior_in_transform(plant
     X = corpus.subset(np.arange(100)).to_sparse().tolil()
     X[3, :] = 0
     X = X.tocsr()
-    model = MedLDAClassifier(4, n_iter=3, random_state=0).fit(X, y[:100])
+    with pytest.warns(UserWarning, match=r"MedLDAClassifier.fit skipped 1 empty document \(no words\) of 100"):
+        model = MedLDAClassifier(4, n_iter=3, random_state=0).fit(X, y[:100])
     assert model.n_empty_skipped_ == 1
     zbar = model.transform(X)
     assert np.allclose(zbar[3], 0.25)
@@ -303,7 +307,8 @@ def test_sample_weight_scales_each_documents_c():
     X[5, :] = 0  # skipped in fit: its weight must go with it, not shift onto document 6
     weight = np.where(np.arange(corpus.n_docs) % 2 == 0, 0.5, 3.0)
     common = dict(c=1.6, margin=1.0, n_iter=8, random_state=0)
-    a = MedLDAClassifier(4, **common).fit(X.tocsr(), y, sample_weight=weight)
+    with pytest.warns(UserWarning, match="skipped 1 empty document"):
+        a = MedLDAClassifier(4, **common).fit(X.tocsr(), y, sample_weight=weight)
     keep = np.arange(corpus.n_docs) != 5
     b = MedLDAClassifier(4, **common).fit(X.tocsr()[keep], y[keep], sample_weight=weight[keep])
     assert np.array_equal(a.eta_samples_, b.eta_samples_)
@@ -390,3 +395,133 @@ def test_a_light_fit_warms_up_the_sweep_it_runs(n_classes):
             "print(sorted(training._COMPILED), sweeps_for.cache_info().currsize)\n")
     tasks = 1 if n_classes == 2 else 2  # one task, or several
     assert _fresh_process_prints(code, 600) == f"[('light', 'collapsed', False, 'cycle', 3, {tasks})] 1"
+
+
+QUICK = dict(n_iter=3, n_infer_burn=2, n_infer_avg=3, random_state=0)  # predictions compared, not judged
+
+
+@pytest.mark.parametrize("strategy", ["multitask", "ovr"])
+def test_a_test_corpus_is_read_through_the_models_words_whatever_its_own_vocabulary(strategy):
+    """A Corpus carries its words: one whose vocabulary is ordered otherwise, or holds words the model
+    never saw, means the same documents, so it gets the predictions of the corpus in the model's own
+    words (unknown words dropped, a document of unknown words only still getting its row, the
+    prior's); a Corpus without words (column numbers only) must still match in size."""
+    corpus, _ = make_supervised_corpus(200, 4, words_per_topic=10, n_classes=3, random_state=5)
+    y = corpus.single_labels()
+    model = MedLDAClassifier(4, strategy=strategy, **QUICK).fit(corpus.subset(np.arange(150)), y[:150])
+    X, words = corpus.subset(np.arange(150, 200)).to_sparse(), corpus.vocabulary
+    base = Corpus.from_sparse(X, words)
+    perm = np.random.default_rng(0).permutation(words.size)
+    shuffled = Corpus.from_sparse(X[:, perm], words[perm])
+    assert np.array_equal(model.decision_function(shuffled), model.decision_function(base))
+    assert np.array_equal(model.predict(shuffled), model.predict(base))
+    assert base.to_vocabulary(model.vocabulary_) is base  # the model's own words: no copy
+    # two unseen words in every document, and a last document holding nothing else
+    extra = sp.vstack([sp.hstack([X, np.ones((50, 2), int)]), sp.csr_matrix([[0] * words.size + [3, 1]])])
+    unknown = Corpus.from_sparse(extra.tocsr(), [*words, "zz_unseen", "qq_unseen"])
+    assert np.array_equal(model.predict(unknown)[:50], model.predict(base))
+    aligned = unknown.to_vocabulary(model.vocabulary_)
+    assert aligned.n_docs == 51 and aligned.n_oov_dropped == 2 * 50 + 4 and aligned.doc_lengths[-1] == 0
+    zbar = model.transform(unknown)
+    assert zbar.shape[0] == 51 and np.array_equal(zbar[:50], model.transform(base))
+    assert np.allclose(zbar[-1], model.transform(sp.csr_matrix((1, words.size), dtype=int))[0])
+    assert model.score(shuffled, y[150:]) == model.score(base, y[150:])
+    with pytest.raises(ValueError, match=f"X has {words.size - 1} words \\(columns\\), the model was fitted "
+                                         f"with {words.size}"):
+        model.predict(Corpus.from_sparse(X[:, 1:]))  # no words of its own: nothing to align by
+
+
+def test_lda_and_regressor_read_a_corpus_through_their_words_too():
+    corpus, _ = make_supervised_corpus(150, 3, words_per_topic=10, random_state=6)
+    train, X, words = corpus.subset(np.arange(100)), corpus.subset(np.arange(100, 150)).to_sparse(), corpus.vocabulary
+    base = Corpus.from_sparse(X, words)
+    perm = np.random.default_rng(1).permutation(words.size)
+    shuffled = Corpus.from_sparse(X[:, perm], words[perm])
+    lda = LDA(3, **QUICK).fit(train, heldout=shuffled)
+    assert np.array_equal(lda.transform(shuffled), lda.transform(base))
+    assert lda.perplexity(shuffled) == lda.perplexity(base)
+    reg = MedLDARegressor(3, **QUICK).fit(train, np.arange(100.0))
+    assert np.array_equal(reg.predict(shuffled), reg.predict(base))
+
+
+def test_corpus_to_vocabulary_maps_words_by_string_and_keeps_every_document():
+    corpus = Corpus(np.array([0, 1, 2, 2, 1]), np.array([0, 3, 3, 4, 5]), ["a", "b", "c"], labels=[("x",)] * 4,
+                    n_oov_dropped=7)
+    out = corpus.to_vocabulary(["c", "a", "d"])
+    assert out.vocabulary.tolist() == ["c", "a", "d"]
+    assert out.doc_ptr.tolist() == [0, 2, 2, 3, 3]  # "b" dropped; the emptied documents kept
+    assert out.word_ids.tolist() == [0, 1, 0]  # each document's tokens by their new id
+    assert out.n_oov_dropped == 7 + 2 and out.labels == corpus.labels
+    assert corpus.to_vocabulary(np.array(["a", "b", "c"])) is corpus
+
+
+def test_continuous_labels_are_refused_by_the_classifier_as_scikit_learn_refuses_them(planted):
+    """Floats that are not integers would each become a class: a regression target given to a classifier."""
+    corpus, _, y = planted
+    small = corpus.subset(np.arange(120))
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        MedLDAClassifier(3, n_iter=2).fit(small, np.random.default_rng(0).normal(size=120))
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):  # numbers in an object array too
+        MedLDAClassifier(3, n_iter=2).fit(small, np.array(np.linspace(0, 1, 120).tolist(), dtype=object))
+    assert MedLDAClassifier(3, n_iter=2).fit(small, y[:120] * 2.0).classes_.tolist() == [0.0, 2.0]  # whole floats
+
+
+def test_labels_mixing_strings_and_numbers_are_named_not_a_type_error(planted):
+    corpus, _, y = planted
+    mixed = np.array([1 if v else "b" for v in y[:120]], dtype=object)
+    with pytest.raises(ValueError, match=r"Mix of label input types \(string and number\)"):
+        MedLDAClassifier(3, n_iter=2).fit(corpus.subset(np.arange(120)), mixed)
+
+
+def test_a_column_vector_y_is_one_label_per_document_as_in_scikit_learn(planted):
+    """A dense (D, 1) y is 1-d labels (responses), raveled with scikit-learn's DataConversionWarning;
+    a sparse y stays a label-indicator matrix, the way to pass a multi-label y of one column."""
+    from sklearn.exceptions import DataConversionWarning
+
+    corpus, _, y = planted
+    small, y = corpus.subset(np.arange(120)), y[:120]
+    flat = MedLDAClassifier(3, **QUICK).fit(small, y + 3)
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        column = MedLDAClassifier(3, **QUICK).fit(small, (y + 3)[:, None])
+    assert not column.multilabel_ and column.classes_.tolist() == [3, 4]
+    assert np.array_equal(column.eta_samples_, flat.eta_samples_)
+    assert np.array_equal(column.predict(small), flat.predict(small))
+    with pytest.warns(DataConversionWarning, match="column-vector y"):  # 0/1: not a one-label indicator
+        assert MedLDAClassifier(3, n_iter=2).fit(small, y[:, None]).predict(small).shape == (120,)
+    one_label = MedLDAClassifier(3, **QUICK).fit(small, sp.csr_matrix(y[:, None]))
+    assert one_label.multilabel_ and one_label.predict(small).shape == (120, 1)
+    reg = MedLDARegressor(3, **QUICK).fit(small, y * 1.5)
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        reg_column = MedLDARegressor(3, **QUICK).fit(small, (y * 1.5)[:, None])
+    assert np.array_equal(reg_column.predict(small), reg.predict(small))
+
+
+def test_every_estimator_warns_of_the_empty_documents_fit_skips(planted):
+    corpus, _, _ = planted
+    X = corpus.subset(np.arange(100)).to_sparse().tolil()
+    X[[2, 7], :] = 0
+    with pytest.warns(UserWarning, match=r"LDA.fit skipped 2 empty documents \(no words\) of 100"):
+        assert LDA(3, n_iter=2).fit(X.tocsr()).n_empty_skipped_ == 2
+    with pytest.warns(UserWarning, match=r"MedLDARegressor.fit skipped 2 empty documents \(no words\) of 100"):
+        MedLDARegressor(3, n_iter=2).fit(X.tocsr(), np.arange(100.0))
+    with pytest.raises(ValueError, match="no non-empty documents"), warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing left to train on: the error alone, no warning before it
+        LDA(3, n_iter=2).fit(np.zeros((3, 4), int))
+
+
+def test_multilabel_fit_warns_of_label_columns_no_document_carries(planted):
+    corpus, _, y = planted
+    X = corpus.subset(np.arange(100)).to_sparse().tolil()
+    X[7, :] = 0
+    Y = np.column_stack([y[:100], 1 - y[:100], np.zeros(100, int), np.zeros(100, int)])
+    Y[7, 3] = 1  # carried by an empty document only: nothing to learn from either
+    for strategy in ("multitask", "ovr"):
+        with pytest.warns(UserWarning) as record:
+            MedLDAClassifier(3, n_iter=2, strategy=strategy).fit(X.tocsr(), Y)
+        messages = [str(w.message) for w in record]
+        assert len(messages) == 2 and messages[0].startswith("MedLDAClassifier.fit skipped 1 empty document")
+        assert messages[1] == ("no (non-empty) training document carries label columns 2, 3 of y: the model can "
+                               "only learn never to predict them")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every column carried, no empty document: no warning
+        MedLDAClassifier(3, n_iter=2).fit(corpus.subset(np.arange(100)), Y[:, :2])

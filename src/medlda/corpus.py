@@ -121,6 +121,29 @@ class Corpus:
         return Corpus(self.word_ids[token_index], doc_ptr, self.vocabulary, labels,
                       source=self.source, doc_names=names)
 
+    def to_vocabulary(self, vocabulary: Sequence[str] | np.ndarray) -> "Corpus":
+        """The same documents, in the same order, over another ``vocabulary`` (e.g. a fitted model's
+        ``vocabulary_``): each token's word gets its id there by word string, and tokens whose word
+        it lacks are dropped and added to ``n_oov_dropped``, as a reader given a fixed vocabulary
+        does. Unlike a reader, a document left without words is kept (a model gives it the prior),
+        so that predictions stay one per document. Each document's tokens come out sorted by their
+        new id, as ``from_sparse`` orders them: the same documents over the same words give the same
+        corpus, and so the same draws of a seeded model, whatever the order of their vocabulary.
+        The same vocabulary returns this corpus itself, uncopied (a memory-mapped corpus stays mapped)."""
+        vocabulary = np.asarray(vocabulary, dtype=str)
+        if vocabulary is self.vocabulary or np.array_equal(vocabulary, self.vocabulary):
+            return self
+        ids = vocabulary_lookup(self.vocabulary, vocabulary)[self.word_ids]
+        known = ids >= 0
+        kept_before = np.concatenate(([0], np.cumsum(known, dtype=np.int64)))  # kept tokens before each token
+        doc_ptr = kept_before[self.doc_ptr]
+        ids = ids[known]
+        ids = ids[np.lexsort((ids, np.repeat(np.arange(self.n_docs), np.diff(doc_ptr))))]
+        return Corpus(ids, doc_ptr, vocabulary, self.labels,
+                      n_empty_skipped=self.n_empty_skipped,
+                      n_oov_dropped=self.n_oov_dropped + int(known.size - np.count_nonzero(known)),
+                      source=self.source, doc_names=self.doc_names)
+
     def holdout(self, n_test: int, random_state=None, stratify: bool = True) -> tuple["Corpus", "Corpus"]:
         """(train, test): ``n_test`` random documents set aside, in file order (``holdout_indices``)."""
         kept, held = holdout_indices(self.labels if stratify else None, self.n_docs, n_test, random_state)
@@ -247,6 +270,27 @@ def holdout_indices(labels: Sequence[tuple[str, ...]] | None, n_docs: int, n_tes
     kept, held = train_test_split(docs, test_size=n_test, random_state=random_state, stratify=classes)
     kept = np.union1d(kept, np.setdiff1d(np.arange(n_docs), docs))
     return np.sort(kept), np.sort(held)
+
+
+def vocabulary_lookup(words: Sequence[str] | np.ndarray, vocabulary: Sequence[str] | np.ndarray) -> np.ndarray:
+    """The (int32) id in ``vocabulary`` of each of ``words``, -1 for a word it does not hold: how
+    word ids of one vocabulary map to another's (vectorized, for vocabularies of 10^5+ words)."""
+    words, vocabulary = np.asarray(words, dtype=str), np.asarray(vocabulary, dtype=str)
+    if vocabulary.size == 0:
+        return np.full(words.size, -1, dtype=np.int32)
+    order = np.argsort(vocabulary, kind="stable")
+    pos = np.minimum(np.searchsorted(vocabulary[order], words), vocabulary.size - 1)
+    return np.where(vocabulary[order][pos] == words, order[pos], -1).astype(np.int32)
+
+
+def is_id_vocabulary(vocabulary: np.ndarray) -> bool:
+    """Whether ``vocabulary`` is the stand-in of a corpus built without words ("0", "1", ...,
+    ``Corpus.from_sparse`` without a vocabulary): its words are column numbers, not words."""
+    vocabulary = np.asarray(vocabulary, dtype=str)
+    n = vocabulary.size
+    if n and (vocabulary[0] != "0" or vocabulary[-1] != str(n - 1)):
+        return False
+    return bool(np.array_equal(vocabulary, np.arange(n).astype(str)))
 
 
 def parse_label_values(values: Sequence[str]) -> np.ndarray:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
@@ -19,11 +20,12 @@ from . import training
 from ._docs import params_doc
 from .blocked_sampler import BLOCK_SIMULATIONS
 from .checkpoint import RunCheckpoints, check_run_params
-from .corpus import Corpus, check_count_matrix, count_matrix_shape
+from .corpus import Corpus, check_count_matrix, count_matrix_shape, is_id_vocabulary
 from .explain import toward_prediction
 from .losses import CLASSIFICATION_LOSSES, LOSSES, make_loss
 from .mixing import HeldoutPerplexity
-from .multiclass import codes_from_omega, effective_jobs, fit_ovr, label_indicator, ovr_zbar, subset_accuracy
+from .multiclass import (codes_from_omega, effective_jobs, fit_ovr, label_indicator, ovr_zbar, subset_accuracy,
+                         warn_uncarried_labels)
 from .samplers import ETA_DRAWS, make_sampler
 from .training import SamplerState, Supervision
 
@@ -46,8 +48,15 @@ _COMMON = ("n_topics", "alpha_sum", "beta", "n_iter", "sampler", "light_variant"
 _RUN = _COMMON[-6:]  # how a fit runs: checkpoints (medlda.checkpoint), backend (medlda.distributed)
 
 
-def _as_corpus(X, n_features: int | None = None) -> Corpus:
-    """X (Corpus, sparse or dense counts) as a Corpus, checking the vocabulary size when known."""
+def _as_corpus(X, n_features: int | None = None, vocabulary: np.ndarray | None = None) -> Corpus:
+    """X (Corpus, sparse or dense counts) as a Corpus over the model's words. A Corpus with words
+    of its own, given the model's ``vocabulary``, is mapped onto it by word (``Corpus.to_vocabulary``:
+    unknown words dropped and counted, documents kept in order; the same vocabulary costs no
+    copy), since its word ids mean nothing to the model otherwise. A matrix, or a corpus or model
+    without words (column numbers only), must have the model's number of words (``n_features``)."""
+    if (isinstance(X, Corpus) and vocabulary is not None and not is_id_vocabulary(vocabulary)
+            and not is_id_vocabulary(X.vocabulary)):
+        return X.to_vocabulary(vocabulary)
     corpus = X if isinstance(X, Corpus) else Corpus.from_sparse(check_count_matrix(X))
     if n_features is not None and corpus.n_words != n_features:
         raise ValueError(f"X has {corpus.n_words} words (columns), the model was fitted with {n_features}")
@@ -179,10 +188,15 @@ class _TopicModel(BaseEstimator):
             self._phi_cache = np.ascontiguousarray(self.topic_word_.T)
         return self._phi_cache
 
+    def _input_corpus(self, X) -> Corpus:
+        """New documents X as a Corpus over the fitted words (``_as_corpus``: a Corpus with a
+        vocabulary is aligned to ``vocabulary_`` by word, anything else must match in size)."""
+        return _as_corpus(X, self.n_features_in_, getattr(self, "vocabulary_", None))
+
     def _doc_topic_counts(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Averaged inferred doc-topic counts (D, K) of new documents, and their lengths."""
         check_is_fitted(self, "topic_word_counts_")
-        corpus = _as_corpus(X, self.n_features_in_)
+        corpus = self._input_corpus(X)
         rng = np.random.default_rng(self.random_state)
         bar = None
         if self.verbose:
@@ -242,10 +256,11 @@ class _TopicModel(BaseEstimator):
 
     def coherence(self, X, measure: str = "npmi", n_words: int = 10, relevance: float = 1.0) -> np.ndarray:
         """Coherence (K,) of each topic's ``n_words`` top words (``top_word_ids``) in the documents
-        X (same vocabulary as the fit): ``"npmi"`` (in [-1, 1], higher is better; held-out or
-        external documents) or ``"umass"`` (the training documents). See ``medlda.coherence``."""
+        X (same vocabulary as the fit; a Corpus with its own words is aligned by word): ``"npmi"``
+        (in [-1, 1], higher is better; held-out or external documents) or ``"umass"`` (the training
+        documents). See ``medlda.coherence``."""
         from .coherence import topic_coherence
-        return topic_coherence(self.top_word_ids(n_words, relevance), _as_corpus(X, self.n_features_in_), measure)
+        return topic_coherence(self.top_word_ids(n_words, relevance), self._input_corpus(X), measure)
 
     def save(self, path) -> None:
         """Write the fitted model to one file (arrays + JSON metadata, no pickle), atomically."""
@@ -254,19 +269,22 @@ class _TopicModel(BaseEstimator):
 
 
 def _fit_corpus(model: _TopicModel, X, y=None, weight: np.ndarray | None = None):
-    """The training corpus without empty documents, and y and the document weights to match."""
+    """The training corpus without empty documents, and y and the document weights to match.
+    Skipping changes what the model is fitted on, so it warns (the count is ``n_empty_skipped_``)."""
     model._fit_input = X
     corpus = _as_corpus(X)
     keep = corpus.doc_lengths > 0
-    model.n_empty_skipped_ = int((~keep).sum())
-    if model.n_empty_skipped_:
+    model.n_empty_skipped_ = n = int((~keep).sum())
+    if not keep.any():
+        raise ValueError("no non-empty documents to train on")
+    if n:
+        warnings.warn(f"{type(model).__name__}.fit skipped {n} empty document{'s' if n != 1 else ''} (no words) "
+                      f"of {corpus.n_docs}: nothing to learn from them (n_empty_skipped_)", UserWarning, stacklevel=3)
         corpus = corpus.subset(keep)
         if y is not None:
             y = y[keep]
         if weight is not None:
             weight = weight[keep]
-    if corpus.n_docs == 0:
-        raise ValueError("no non-empty documents to train on")
     return corpus, y, weight
 
 
@@ -324,7 +342,8 @@ class LDA(TransformerMixin, _TopicModel):
 
     def fit(self, X, y=None, *, heldout=None) -> "LDA":
         """Sample topics for the documents of X (counts matrix or Corpus). With ``heldout``
-        (documents over the same vocabulary), ``trace_`` also gets their perplexity by document
+        (documents over the same vocabulary; a Corpus with its own words is aligned to those of a
+        Corpus X by word), ``trace_`` also gets their perplexity by document
         completion every ``trace_every`` iterations (measured apart from the sampling time, with
         its own random stream: the chain is the same with or without it)."""
         if self.block_simulation not in BLOCK_SIMULATIONS:
@@ -336,7 +355,7 @@ class LDA(TransformerMixin, _TopicModel):
         rng = np.random.default_rng(self.random_state)
         measure = None
         if heldout is not None:
-            held = _as_corpus(heldout, corpus.n_words)
+            held = _as_corpus(heldout, corpus.n_words, corpus.vocabulary if isinstance(X, Corpus) else None)
             measure = HeldoutPerplexity(held.word_ids, held.doc_ptr, self._make_sampler(), self.n_infer_burn,
                                         self.n_infer_avg, rng.spawn(1)[0])
         self._fit_topics(corpus, None, rng, measure=measure)
@@ -350,7 +369,7 @@ class LDA(TransformerMixin, _TopicModel):
     def perplexity(self, X) -> float:
         """Held-out perplexity by document completion (SPEC §9); lower is better."""
         check_is_fitted(self, "topic_word_counts_")
-        corpus = _as_corpus(X, self.n_features_in_)
+        corpus = self._input_corpus(X)
         rng = np.random.default_rng(self.random_state)
         return training.completion_perplexity(corpus.word_ids, corpus.doc_ptr, self._phi_wk(),
                                               self._alpha(), self.n_infer_burn, self.n_infer_avg, rng,
@@ -470,8 +489,9 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
 
     def fit(self, X, y, sample_weight=None) -> "MedLDAClassifier":
         """Learn topics and classifier jointly from documents X and labels y (1-d, or a 2-d
-        label-indicator matrix for multi-label data); ``sample_weight`` (D,) scales each
-        document's c (with ``class_weight``, their product)."""
+        label-indicator matrix for multi-label data; a dense (D, 1) column is 1-d labels, as in
+        scikit-learn); ``sample_weight`` (D,) scales each document's c (with ``class_weight``,
+        their product). Empty documents are skipped with a warning (``n_empty_skipped_``)."""
         self._validate()
         if y is None:
             raise ValueError("MedLDAClassifier.fit needs labels y")
@@ -481,6 +501,8 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
         self.classes_, indicator, self.multilabel_ = label_indicator(y)
         weight = self._doc_weight(_sample_weight(sample_weight, n_docs), indicator)
         corpus, indicator, weight = _fit_corpus(self, X, indicator, weight)
+        if self.multilabel_:
+            warn_uncarried_labels(self.classes_, indicator)
         n_tasks = indicator.shape[1]
         self.c_, self.margin_ = self._resolved_c(n_tasks), self._resolved_margin(n_tasks, self.multilabel_)
         self.positive_cost_ = self._resolved_positive_cost(n_tasks, self.multilabel_)
@@ -535,7 +557,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
         (ovr: the C sub-models' zbar side by side, (D, C*K))."""
         if getattr(self, "estimators_", None):
             check_is_fitted(self, "eta_samples_")
-            return ovr_zbar(self, X)
+            return ovr_zbar(self, self._input_corpus(X))  # aligned once here, not in each binary model
         return self._zbar(X)
 
     def decision_function(self, X) -> np.ndarray:

@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 from sklearn.base import RegressorMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ._docs import params_doc
 from .corpus import count_matrix_shape
@@ -98,6 +98,8 @@ class MedLDARegressor(RegressorMixin, TransformerMixin, _TopicModel):
         except (TypeError, ValueError):
             raise ValueError("MedLDARegressor needs numeric responses y (class labels: use MedLDAClassifier)") from None
         n_docs = count_matrix_shape(X)[0]
+        if y.ndim == 2 and y.shape[1] == 1:  # a column vector, raveled with a warning as scikit-learn does
+            y = column_or_1d(y, warn=True)
         if y.ndim != 1 or y.shape[0] != n_docs:
             raise ValueError(f"y must be 1-d with one response per document: X has {n_docs} documents, "
                              f"y has shape {y.shape}")
