@@ -99,9 +99,7 @@ PARAMS = {
                          "every this many iterations (0: never), atomically; see resume."),
     "checkpoint_path": "checkpoint_path : str or path, default=None\n    The checkpoint file (npz + JSON, no pickle).",
     "resume": ("resume : bool, default=False\n    Go on from checkpoint_path if it exists (same data and "
-               "settings, else an error); a resumed gibbs or light partial run ends with the same model as an "
-               "uninterrupted one, a light collapsed one with a model of the same chain but other draws (its "
-               "hashes' slot order is rebuilt from the counts)."),
+               "settings, else an error); a resumed run ends with the same model as an uninterrupted one."),
     "backend": ("backend : {'local', 'ray'}, default='local'\n    Where training runs: this process, or "
                 "data-parallel on a Ray cluster (``pip install medlda[ray]``): n_workers actors hold "
                 "document shards; exact for light_variant='partial' given phi, approximate (stale counts "

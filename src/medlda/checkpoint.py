@@ -6,10 +6,10 @@ so far, the NumPy generator's state (as JSON), the Ray workers' generator states
 number, the trace so far, and the configuration and corpus fingerprint it belongs to. One
 ``.npz`` archive of arrays plus JSON metadata, no pickle, replaced atomically: a run killed at any
 moment (even by SIGKILL) resumes from the last checkpoint and, single-threaded, ends with the same
-arrays as an uninterrupted run with the same seed, for gibbs and light partial. Light collapsed
-rebuilds its per-word hashes from the counts, and their slot order (which orders the word-proposal
-tables the next draws read) depends on the run's history, so it resumes the same chain with other
-draws; saving the hashes' layout would make it exact.
+arrays as an uninterrupted run with the same seed. A sampler whose next draws read more than the
+counts keeps that too (``chain_arrays``): light collapsed's per-word hashes, whose slot order
+(which orders the word-proposal tables) depends on the run's history and cannot be rebuilt from
+the counts.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from .exceptions import MedLDAError
 FORMAT_NAME = "medlda-checkpoint"
 FORMAT_VERSION = 1
 _META_KEY = "__metadata__"
+_SAMPLER_PREFIX = "sampler."  # archive keys of the sampler's own arrays
 # parameters that do not change the chain: a run may resume with other values of these
 NEUTRAL_PARAMS = ("verbose", "trace", "checkpoint_every", "checkpoint_path", "resume", "ray_address",
                   "n_jobs", "n_infer_burn", "n_infer_avg")
@@ -51,6 +52,7 @@ class Snapshot:
     worker_rng_states: list[dict] = field(default_factory=list)
     trace: list[dict] = field(default_factory=list)
     seconds: float = 0.0
+    sampler_arrays: dict[str, np.ndarray] = field(default_factory=dict)  # the sampler's own (``chain_arrays``)
 
 
 def corpus_fingerprint(word_ids: np.ndarray, doc_ptr: np.ndarray, n_words: int,
@@ -77,6 +79,7 @@ def save_snapshot(path, snap: Snapshot, config: dict, fingerprint: str) -> None:
     from . import __version__
 
     arrays = {"z": np.asarray(snap.z, np.int32), "streams": np.asarray(snap.streams, np.uint64)}
+    arrays.update({_SAMPLER_PREFIX + name: value for name, value in snap.sampler_arrays.items()})
     if snap.eta is not None:
         arrays["eta"] = snap.eta
         arrays["kept_eta"] = (np.array(snap.kept_eta) if snap.kept_eta
@@ -113,9 +116,16 @@ def load_snapshot(path, config: dict, fingerprint: str) -> Snapshot:
         raise CheckpointError(f"{path}: the checkpoint was written with another configuration ({detail}); "
                               "resume with the same settings")
     eta = arrays.get("eta")
+    sampler_arrays = {k[len(_SAMPLER_PREFIX):]: v for k, v in arrays.items() if k.startswith(_SAMPLER_PREFIX)}
     return Snapshot(int(meta["iteration"]), arrays["z"], arrays["streams"], eta,
                     [] if eta is None else list(arrays["kept_eta"]), meta["rng_state"],
-                    meta.get("worker_rng_states", []), meta.get("trace", []), float(meta.get("seconds", 0.0)))
+                    meta.get("worker_rng_states", []), meta.get("trace", []), float(meta.get("seconds", 0.0)),
+                    sampler_arrays)
+
+
+def chain_arrays(sampler, state) -> dict[str, np.ndarray]:
+    """The arrays ``sampler`` needs besides ``state``'s to go on draw for draw (none for most)."""
+    return sampler.chain_arrays(state) if hasattr(sampler, "chain_arrays") else {}
 
 
 def _json_default(value):
@@ -197,8 +207,9 @@ class RunCheckpoints:
     def kept_eta(self) -> list:
         return [] if self.loaded is None else list(self.loaded.kept_eta)
 
-    def restore(self, state, supervision, rng: np.random.Generator) -> None:
-        """Put the loaded snapshot (if any) into a freshly initialized local sampler state."""
+    def restore(self, state, supervision, rng: np.random.Generator, sampler=None) -> None:
+        """Put the loaded snapshot (if any) into a freshly initialized local sampler state, and
+        the sampler's own arrays back into ``sampler`` (``restore_chain_arrays``)."""
         snap = self.loaded
         if snap is None:
             return
@@ -210,12 +221,18 @@ class RunCheckpoints:
         rng.bit_generator.state = snap.rng_state
         if supervision is not None:
             supervision.eta = np.array(snap.eta)
+        if snap.sampler_arrays and hasattr(sampler, "restore_chain_arrays"):
+            try:
+                sampler.restore_chain_arrays(state, snap.sampler_arrays)
+            except ValueError as exc:
+                raise CheckpointError(f"{self.path}: the sampler's arrays in the checkpoint do not fit "
+                                      f"({exc})") from None
 
     def callback(self, collect: Callable[[], tuple], supervision, rng: np.random.Generator,
                  then: Callable | None = None) -> Callable:
         """An iteration callback that keeps eta samples and the trace, writes a snapshot every
-        ``every`` iterations (``collect()`` returns z, streams and the workers' generator states),
-        then calls ``then(info)``."""
+        ``every`` iterations (``collect()`` returns z, streams, the workers' generator states and
+        the sampler's own arrays), then calls ``then(info)``."""
         if not self.every:
             return then
         kept = self.kept_eta
@@ -227,11 +244,12 @@ class RunCheckpoints:
                 kept.append(supervision.eta.copy())
             trace.append({k: v for k, v in vars(info).items() if v is not None and k != "n_iter"})
             if self.every and info.iteration % self.every == 0:
-                z, streams, worker_states = collect()
+                z, streams, worker_states, sampler_arrays = collect()
                 eta = None if supervision is None else supervision.eta
                 save_snapshot(self.path, Snapshot(info.iteration, z, streams, eta, kept,
                                                   rng.bit_generator.state, worker_states, trace,
-                                                  offset + info.seconds), self.config, self.fingerprint)
+                                                  offset + info.seconds, sampler_arrays),
+                              self.config, self.fingerprint)
             if then is not None:
                 then(info)
 

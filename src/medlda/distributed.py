@@ -362,7 +362,7 @@ def map_on_ray(model, fn, corpus, per_task: list[tuple]) -> list:
 def _loop(trainer: RayTrainer, supervision, n_iter: int, n_eta_keep: int, measure_log_joint: bool,
           run, callback) -> TrainResult:
     """training.train's schedule, callbacks and trace, with each iteration done by the workers."""
-    on_iteration = run.callback(lambda: trainer.snapshot(), supervision, trainer.rng, then=callback)
+    on_iteration = run.callback(lambda: (*trainer.snapshot(), {}), supervision, trainer.rng, then=callback)
     n_tokens = trainer.word_ids.size
     kept, trace, seconds = run.kept_eta, [], 0.0
     want_omega = supervision is not None and supervision.metric is not None

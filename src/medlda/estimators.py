@@ -19,7 +19,7 @@ from threadpoolctl import threadpool_limits
 from . import training
 from ._docs import params_doc
 from .blocked_sampler import BLOCK_SIMULATIONS
-from .checkpoint import RunCheckpoints, check_run_params
+from .checkpoint import RunCheckpoints, chain_arrays, check_run_params
 from .corpus import Corpus, check_count_matrix, count_matrix_shape, is_id_vocabulary
 from .explain import toward_prediction
 from .losses import CLASSIFICATION_LOSSES, LOSSES, make_loss
@@ -143,8 +143,9 @@ class _TopicModel(BaseEstimator):
                 else:
                     state = SamplerState.initialize(corpus.word_ids, corpus.doc_ptr, corpus.n_words,
                                                     self.n_topics, self._alpha(), self.beta, rng)
-                    run.restore(state, supervision, rng)
-                    callback = run.callback(lambda: (state.z, state.streams, []), supervision, rng, then=bar)
+                    run.restore(state, supervision, rng, self._sampler)
+                    callback = run.callback(lambda: (state.z, state.streams, [], chain_arrays(self._sampler, state)),
+                                            supervision, rng, then=bar)
                     result = training.train(state, supervision, n_iter=self.n_iter, n_eta_keep=n_eta_keep,
                                              rng=rng, sampler=self._sampler,
                                              measure_log_joint=bool(self.trace or self.verbose), callback=callback,

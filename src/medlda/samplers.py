@@ -15,7 +15,8 @@ from .kernels.eta import coordinate_eta_sweeps
 from .kernels.gibbs import gibbs_sweep
 from .kernels.light import PROPOSAL_MODES, light_infer_doc_topic, light_infer_doc_topic_parallel, sweeps_for, task_kind
 from .kernels.rng import make_streams, on_stream_chunks, stream_chunks
-from .kernels.word_hash import compact_and_build, hash_from_dense, new_word_meta, new_word_table, spill_bound
+from .kernels.word_hash import (META_COLUMNS, compact_and_build, hash_from_dense, new_slots, new_word_meta,
+                                new_word_table, spill_bound)
 
 SAMPLERS = ("gibbs", "light", "blocked")
 LIGHT_VARIANTS = ("partial", "collapsed")
@@ -143,6 +144,35 @@ class Light:
             size = int(np.minimum(totals, n_topics).sum())  # a word holds <= min(N_w, K) topics
             self._hash = HashedCounts(word_meta, slots, top, spill, new_word_table(size + n_topics), np.empty(n_topics))
         return self._hash
+
+    def chain_arrays(self, state) -> dict[str, np.ndarray]:
+        """What a checkpoint keeps besides z and the streams so that the run goes on draw for draw:
+        collapsed, the hashes of its last sweep of ``state`` (their slot order orders the next word
+        tables and depends on the run's history, not only on the counts); nothing otherwise."""
+        if self.variant != "collapsed" or self._synced is None or self._synced[0] is not state:
+            return {}
+        h = self._hash
+        top = int(h.top[0])
+        return {"word_meta": np.array(h.word_meta), "slots": h.slots[:3 * top].copy(),
+                "layout": np.array([h.slots.size // 3, top, h.spill], np.int64)}
+
+    def restore_chain_arrays(self, state, arrays: dict[str, np.ndarray]) -> None:
+        """Take back ``chain_arrays`` for ``state`` (whose counts are those they were saved with)."""
+        if self.variant != "collapsed":
+            return
+        n_words, n_topics = state.n_wk.shape
+        n_slots, top, spill = (int(v) for v in arrays["layout"])
+        saved = arrays["slots"]
+        if arrays["word_meta"].shape != (n_words, META_COLUMNS) or saved.size != 3 * top or top > n_slots:
+            raise ValueError(f"hash of {arrays['word_meta'].shape[0]} words and {top} slots, for {n_words} words")
+        word_meta = new_word_meta(n_words)
+        word_meta[:] = arrays["word_meta"]
+        slots = new_slots(n_slots, saved.dtype)
+        slots[:saved.size] = saved
+        size = int(np.minimum(state.n_wk.sum(axis=1, dtype=np.int64), n_topics).sum())
+        self._hash = HashedCounts(word_meta, slots, np.full(1, top, np.int64), spill, new_word_table(size + n_topics),
+                                  np.empty(n_topics))
+        self._synced = (state, state.n_k.copy())
 
     def sweep(self, state, eta, kappa, w, rng, phi_wk: np.ndarray | None = None) -> None:
         """One sweep over every token. The partial variant draws phi from ``state.n_wk`` unless
