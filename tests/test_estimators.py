@@ -525,3 +525,28 @@ def test_multilabel_fit_warns_of_label_columns_no_document_carries(planted):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # every column carried, no empty document: no warning
         MedLDAClassifier(3, n_iter=2).fit(corpus.subset(np.arange(100)), Y[:, :2])
+
+
+def test_transform_columns_are_named_for_pipelines_and_set_output():
+    """get_feature_names_out names each column transform returns (one-vs-rest: per class and topic)."""
+    corpus, _ = make_supervised_corpus(150, 3, words_per_topic=10, random_state=7)
+    y = np.array(["a", "b", "c"])[np.arange(150) % 3]
+    lda = LDA(3, n_iter=2, random_state=0).fit(corpus)
+    assert lda.get_feature_names_out().tolist() == ["lda0", "lda1", "lda2"]
+    for strategy, width in (("multitask", 3), ("ovr", 9)):
+        model = MedLDAClassifier(3, n_iter=2, strategy=strategy, random_state=0).fit(corpus, y)
+        names = model.get_feature_names_out()
+        assert names.size == model.transform(corpus).shape[1] == width
+        assert names[0] == ("medldaclassifier0" if strategy == "multitask" else "medldaclassifier_a_0")
+        assert names[-1] == ("medldaclassifier2" if strategy == "multitask" else "medldaclassifier_c_2")
+    with pytest.raises(Exception, match="not fitted"):
+        MedLDARegressor(3).get_feature_names_out()
+
+
+def test_set_output_pandas_labels_the_topics():
+    pd = pytest.importorskip("pandas")
+    corpus, _ = make_supervised_corpus(150, 3, words_per_topic=10, random_state=7)
+    frame = MedLDARegressor(3, n_iter=2, random_state=0).set_output(transform="pandas").fit(
+        corpus, np.arange(150.0)).transform(corpus)
+    assert isinstance(frame, pd.DataFrame) and frame.columns.tolist() == ["medldaregressor0", "medldaregressor1",
+                                                                          "medldaregressor2"]

@@ -219,6 +219,18 @@ class _TopicModel(BaseEstimator):
         zbar[lengths == 0] = 1.0 / self.n_topics
         return zbar
 
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        """Names of ``transform``'s columns, prefixed by the estimator's name as scikit-learn's
+        decompositions do ("lda0", "lda1", ...; one-vs-rest: "medldaclassifier_<class>_<k>"), so
+        pipelines, ``ColumnTransformer`` and ``set_output(transform="pandas")`` label topics.
+        ``input_features`` (the words) is not needed: topics are named by number."""
+        check_is_fitted(self, "n_features_in_")
+        prefix = type(self).__name__.lower()
+        subs = getattr(self, "estimators_", None)
+        if subs:
+            return np.array([f"{prefix}_{c}_{k}" for c in self.classes_ for k in range(self.n_topics)], dtype=object)
+        return np.array([f"{prefix}{k}" for k in range(self.n_topics)], dtype=object)
+
     def top_words(self, n: int = 10, vocabulary=None, relevance: float = 1.0) -> list[list[str]]:
         """The ``n`` most probable words of each topic (``relevance`` < 1: the most relevant, see
         ``top_word_ids``). Words come from ``vocabulary`` (e.g. a pipeline's
