@@ -115,6 +115,7 @@ def test_model_files_round_trip_every_estimator(tmp_path, multiclass, multilabel
         assert np.array_equal(again.eta_samples_, model.eta_samples_)
         assert np.array_equal(again.predict(X), model.predict(X))
         if hasattr(model, "predict_proba"):
+            assert again.proba_scale_ == model.proba_scale_ != model.c_
             assert np.allclose(again.predict_proba(X), model.predict_proba(X))
         if hasattr(model, "estimators_"):
             assert len(again.estimators_) == len(model.estimators_)

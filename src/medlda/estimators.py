@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import time
 import warnings
 
 import numpy as np
@@ -19,6 +20,7 @@ from threadpoolctl import threadpool_limits
 from . import training
 from ._docs import params_doc
 from .blocked_sampler import BLOCK_SIMULATIONS
+from .calibration import CALIBRATION_DOCS, fit_proba_scale, proba_from_omega
 from .checkpoint import RunCheckpoints, chain_arrays, check_run_params
 from .corpus import Corpus, check_count_matrix, count_matrix_shape, is_id_vocabulary
 from .explain import toward_prediction
@@ -522,10 +524,27 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
         if self.strategy == "ovr" and n_tasks > 1:
             self.estimators_ = None
             fit_ovr(self, corpus, indicator, weight)
-            return self
-        self.__dict__.pop("estimators_", None)
-        self._fit_tasks(corpus, indicator, np.random.default_rng(self.random_state), weight)
+        else:
+            self.__dict__.pop("estimators_", None)
+            self._fit_tasks(corpus, indicator, np.random.default_rng(self.random_state), weight)
+        self._fit_proba_scale(corpus, indicator)
         return self
+
+    def _fit_proba_scale(self, corpus: Corpus, indicator: np.ndarray) -> None:
+        """``proba_scale_``, the s of predict_proba's sigmoid(s omega), fitted by maximum likelihood on
+        up to ``CALIBRATION_DOCS`` training documents inferred as new ones (``medlda.calibration``:
+        sigmoid(c omega) itself is far overconfident); a loss without probabilities has none."""
+        self.__dict__.pop("proba_scale_", None)
+        if not LOSSES[self.loss].probabilistic:
+            return
+        tic = time.perf_counter()
+        docs = np.arange(corpus.n_docs)
+        if corpus.n_docs > CALIBRATION_DOCS:
+            docs = np.sort(np.random.default_rng(self.random_state).choice(docs, CALIBRATION_DOCS, replace=False))
+        omega = self.decision_function(corpus.subset(docs))
+        truth = self._codes(indicator[docs].astype(np.float64) - 0.5)
+        self.proba_scale_ = fit_proba_scale(omega, truth, self.multilabel_)
+        self.fit_stats_["calibration_seconds"] = time.perf_counter() - tic
 
     def _doc_weight(self, sample_weight: np.ndarray | None, indicator: np.ndarray) -> np.ndarray | None:
         """Each document's weight: sample_weight times the class weight (None: all 1)."""
@@ -627,18 +646,14 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
 
     @available_if(_has_proba)
     def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities sigmoid(c omega): (D, 2) binary; (D, C) normalized over classes for
-        multi-class; (D, C) per-label probabilities for multi-label."""
+        """Class probabilities sigmoid(s omega), s = ``proba_scale_`` (fitted on training documents,
+        ``medlda.calibration``): (D, 2) binary; (D, C) normalized over classes for multi-class;
+        (D, C) per-label probabilities for multi-label."""
         return self._proba_from(self.decision_function(X))
 
     def _proba_from(self, omega: np.ndarray) -> np.ndarray:
-        omega = omega.reshape(len(omega), -1)
-        if self.multilabel_ or omega.shape[1] == 1:
-            p = make_loss(self.loss, self.c_).proba(omega)
-            return p if self.multilabel_ else np.column_stack([1.0 - p[:, 0], p[:, 0]])
-        log_p = -np.logaddexp(0.0, -self.c_ * omega)  # log sigmoid(c omega), normalized in log space
-        p = np.exp(log_p - log_p.max(axis=1, keepdims=True))
-        return p / p.sum(axis=1, keepdims=True)
+        # model files from before proba_scale_ was fitted give the loss's own sigmoid(c omega)
+        return proba_from_omega(omega, getattr(self, "proba_scale_", self.c_), self.multilabel_)
 
     def class_topics(self, n: int = 3) -> dict:
         """For each class, the ``n`` topics whose eta weighs most toward it (binary: classes_[0]

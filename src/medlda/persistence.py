@@ -56,7 +56,7 @@ def save_model(model, path) -> None:
     if name == "MedLDAClassifier":
         arrays["classes"] = np.asarray(model.classes_)
         meta.update(train_accuracy=model.train_accuracy_, c_=model.c_, margin_=model.margin_,
-                    positive_cost_=model.positive_cost_,
+                    positive_cost_=model.positive_cost_, proba_scale_=getattr(model, "proba_scale_", None),
                     multilabel=bool(model.multilabel_), ovr=bool(getattr(model, "estimators_", None)))
         if meta["ovr"]:
             meta["ovr_models"] = [{"fit_stats": m.fit_stats_, "log_joint": m.log_joint_, "trace": m.trace_}
@@ -194,6 +194,8 @@ def _rebuild_classifier(path: Path, model, meta: dict, arrays: dict, K: int) -> 
     model.margin_ = meta["margin_"] if "margin_" in meta else model._resolved_margin(T)
     # files from before positive_cost was saved trained with 1 (4 for multi-label data)
     model.positive_cost_ = meta.get("positive_cost_", MULTILABEL_POSITIVE_COST if multilabel else 1.0)
+    if meta.get("proba_scale_") is not None:  # files from before it was fitted: predict_proba uses c_
+        model.proba_scale_ = float(meta["proba_scale_"])
     if meta.get("ovr"):
         unstack_ovr(model)
         for sub, info in zip(model.estimators_, meta.get("ovr_models", [])):

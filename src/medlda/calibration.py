@@ -1,0 +1,50 @@
+"""Class probabilities from discriminants omega, with the scale s of p = sigmoid(s omega) fitted.
+
+The logistic loss's factor exp(c y omega) / (1 + e^omega)^c is a pseudo-likelihood: c (25 binary,
+204.8 multi-task) weighs the labels against the words, it is no temperature, and sigmoid(c omega)
+puts 96% of 20 Newsgroups test documents above 0.999 at 80% accuracy (log loss 33-82). So the
+classifier fits one scale s by maximum likelihood on training documents inferred as new ones
+(as ``predict`` sees documents; their own training assignments would be far more confident).
+Training documents are still better predicted than new ones, so s stays somewhat too large
+(probabilities a little overconfident); ``sklearn.calibration.CalibratedClassifierCV`` calibrates
+on held-out folds when that matters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+
+CALIBRATION_DOCS = 2000  # training documents inferred to fit s: plenty for one parameter
+_LOG_SCALE_BOUNDS = (np.log(1e-3), np.log(1e4))
+
+
+def proba_from_omega(omega: np.ndarray, scale: float, multilabel: bool) -> np.ndarray:
+    """Probabilities sigmoid(scale omega): (D, 2) for one task (binary), per label (D, C) for
+    multi-label, normalized over the classes (D, C) otherwise (in log space: no ties at 1.0)."""
+    omega = np.asarray(omega, dtype=np.float64).reshape(len(omega), -1)
+    if multilabel or omega.shape[1] == 1:
+        p = 0.5 * (1.0 + np.tanh(0.5 * scale * omega))
+        return p if multilabel else np.column_stack([1.0 - p[:, 0], p[:, 0]])
+    log_p = -np.logaddexp(0.0, -scale * omega)
+    p = np.exp(log_p - log_p.max(axis=1, keepdims=True))
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def log_loss(omega: np.ndarray, truth: np.ndarray, scale: float, multilabel: bool) -> float:
+    """Mean negative log likelihood of ``truth`` (class codes (D,), or a 0/1 indicator (D, C) for
+    multi-label) under ``proba_from_omega``; computed in log space, so finite for any scale."""
+    omega = np.asarray(omega, dtype=np.float64).reshape(len(omega), -1)
+    if multilabel or omega.shape[1] == 1:
+        sign = 2.0 * np.asarray(truth, dtype=np.float64).reshape(omega.shape) - 1.0
+        return float(np.logaddexp(0.0, -sign * scale * omega).sum(axis=1).mean())
+    log_p = -np.logaddexp(0.0, -scale * omega)
+    log_norm = np.logaddexp.reduce(log_p, axis=1)
+    return float(np.mean(log_norm - log_p[np.arange(len(truth)), truth]))
+
+
+def fit_proba_scale(omega: np.ndarray, truth: np.ndarray, multilabel: bool) -> float:
+    """The s minimizing ``log_loss`` (a one-dimensional search over log s in [1e-3, 1e4])."""
+    result = minimize_scalar(lambda log_s: log_loss(omega, truth, float(np.exp(log_s)), multilabel),
+                             bounds=_LOG_SCALE_BOUNDS, method="bounded", options={"xatol": 1e-4})
+    return float(np.exp(result.x))
