@@ -127,6 +127,8 @@ def test_resume_refuses_other_corpus_or_configuration(tmp_path, small):
     with pytest.raises(CheckpointError, match="different corpus"):  # sample weights change the task
         MedLDAClassifier(5, n_iter=2, checkpoint_path=path, resume=True, random_state=0).fit(
             corpus, y, sample_weight=np.full(corpus.n_docs, 2.0))
+    with pytest.raises(CheckpointError, match="written by MedLDAClassifier, not LDA; resume with the estimator"):
+        LDA(5, n_iter=2, checkpoint_path=path, resume=True, random_state=0).fit(corpus)
     # settings that do not change the chain may differ
     MedLDAClassifier(5, n_iter=2, checkpoint_path=path, resume=True, random_state=0, verbose=0,
                      n_infer_burn=3).fit(corpus, y)

@@ -192,6 +192,8 @@ def test_label_parallel_one_vs_rest_equals_local_one_vs_rest(ray):
     local = MedLDAClassifier(3, **kw).fit(corpus, y)
     lp = MedLDAClassifier(3, backend="ray", **kw).fit(corpus, y)
     assert len(lp.estimators_) == 3
+    assert lp.fit_stats_["backend"] == "ray" and lp.fit_stats_["n_workers"] == 2
+    assert local.fit_stats_["backend"] == "local" and local.fit_stats_["n_jobs"] == 1
     np.testing.assert_array_equal(lp.topic_word_counts_, local.topic_word_counts_)
     np.testing.assert_array_equal(lp.eta_samples_, local.eta_samples_)
 

@@ -106,10 +106,13 @@ def load_snapshot(path, config: dict, fingerprint: str) -> Snapshot:
     if meta.get("format_version") != FORMAT_VERSION:
         raise CheckpointError(f"{path}: checkpoint format version {meta.get('format_version')!r} is "
                               f"not supported (this medlda reads version {FORMAT_VERSION})")
+    stored = meta.get("config", {})
+    if stored.get("estimator") != config.get("estimator"):  # named first: its labels would differ too
+        raise CheckpointError(f"{path}: the checkpoint was written by {stored.get('estimator')}, not "
+                              f"{config.get('estimator')}; resume with the estimator that wrote it")
     if meta.get("fingerprint") != fingerprint:
         raise CheckpointError(f"{path}: the checkpoint was written for a different corpus (tokens, "
                               "vocabulary size or labels differ); resume with the same training data")
-    stored = meta.get("config", {})
     differ = sorted(k for k in set(stored) | set(config) if stored.get(k) != config.get(k))
     if differ:
         detail = ", ".join(f"{k}={stored.get(k)!r} in the checkpoint, {config.get(k)!r} now" for k in differ)

@@ -75,7 +75,8 @@ def label_indicator(y) -> tuple[np.ndarray, np.ndarray, bool]:
     _check_discrete(y)
     classes, codes = np.unique(y, return_inverse=True)
     if classes.size < 2:
-        raise ValueError(f"MedLDAClassifier needs at least two classes in y, got {classes.size}")
+        raise ValueError(f"MedLDAClassifier needs at least two classes in y, got {classes.size} class"
+                         + ("es" if classes.size == 0 else f" ({classes[0]})"))
     if classes.size == 2:
         return classes, (codes == 1)[:, None], False
     return classes, codes[:, None] == np.arange(classes.size)[None, :], False
@@ -174,7 +175,8 @@ def fit_ovr(parent, corpus, indicator: np.ndarray, weight: np.ndarray | None = N
     stack_ovr(parent)
     seconds = sum(m.fit_stats_["train_seconds"] for m in parent.estimators_)
     parent.fit_stats_ = {
-        "train_seconds": seconds, "wall_seconds": wall, "n_jobs": jobs,
+        "train_seconds": seconds, "wall_seconds": wall, "backend": getattr(parent, "backend", "local"),
+        **({"n_workers": parent.n_workers} if getattr(parent, "backend", "local") == "ray" else {"n_jobs": jobs}),
         "compile_seconds": max(m.fit_stats_["compile_seconds"] for m in parent.estimators_),
         "n_tokens": corpus.n_tokens, "n_docs": corpus.n_docs,
         "tokens_per_second": corpus.n_tokens * parent.n_iter * n_tasks / max(seconds, 1e-12),
