@@ -206,6 +206,21 @@ def test_bad_inputs_to_fit_and_predict(planted):
         MedLDAClassifier(3, n_iter=2).fit(corpus, np.array([None] + ["a", "b"] * (corpus.n_docs // 2), object)[:corpus.n_docs])
     with pytest.raises(ValueError, match="1.319e\\+13 tokens .* is it raw word counts"):
         LDA(3, n_iter=2).fit(np.full((4, 3), 2**40))
+    # scikit-learn's wordings, which its estimator checks look for
+    with pytest.raises(ValueError, match="Reshape your data with X.reshape"):
+        model.transform(np.ones(corpus.n_words, int))
+    with pytest.raises(ValueError, match="Complex data not supported"):
+        LDA(3, n_iter=2).fit(np.ones((3, 4), complex))
+    with pytest.raises(ValueError, match=r"Found array with 0 feature\(s\) \(shape=\(3, 0\)\)"):
+        LDA(3, n_iter=2).fit(np.ones((3, 0), int))
+    with pytest.raises(ValueError, match=r"Found array with 0 sample\(s\)"):
+        MedLDAClassifier(3, n_iter=2).fit(np.ones((0, 4), int), [])
+    with pytest.raises(ValueError, match="requires y to be passed, but the target y is None"):
+        MedLDAClassifier(3, n_iter=2).fit(corpus, None)
+    with pytest.raises(ValueError, match="Negative values in data"):
+        LDA(3, n_iter=2).fit(np.array([[1, -1], [2, 0]]))
+    numbers = np.array([[1, 0, 2], [0, 3, 1]], dtype=object)  # numbers in an object array, as from pandas
+    assert LDA(2, n_iter=2, random_state=0).fit(numbers).topic_word_counts_.sum() == 7
 
 
 def test_multiclass_multitask_predicts_one_of_the_classes():
@@ -340,11 +355,29 @@ def test_bad_weights_are_refused():
                           (["a"] * 40, "must be numbers")):
         with pytest.raises(ValueError, match=match):
             MedLDAClassifier(3, n_iter=2).fit(corpus, y, sample_weight=weight)
-    with pytest.raises(ValueError, match="class_weight must be None or 'balanced', got 'equal'"):
+    with pytest.raises(ValueError, match=r"class_weight must be None, 'balanced' or a dict \{class: weight\}, "
+                                         "got 'equal'"):
         MedLDAClassifier(3, n_iter=2, class_weight="equal").fit(corpus, y)
+    with pytest.raises(ValueError, match=r"class_weight names classes not in y: \[7\]"):
+        MedLDAClassifier(3, n_iter=2, class_weight={7: 2.0}).fit(corpus, y)
+    with pytest.raises(ValueError, match="class_weight values must be finite and non-negative"):
+        MedLDAClassifier(3, n_iter=2, class_weight={0: -1.0}).fit(corpus, y)
+    with pytest.raises(ValueError, match="class_weight gives every training document weight 0"):
+        MedLDAClassifier(3, n_iter=2, class_weight={0: 0.0, 1: 0.0}).fit(corpus, y)
     Y = np.column_stack([y, 1 - y])
-    with pytest.raises(ValueError, match="class_weight='balanced' is for single-label data"):
+    with pytest.raises(ValueError, match="class_weight is for single-label data"):
         MedLDAClassifier(3, n_iter=2, class_weight="balanced").fit(corpus, Y)
+
+
+def test_a_class_weight_dict_weighs_its_classes_documents_as_sample_weight_would():
+    corpus, _ = make_supervised_corpus(120, 3, words_per_topic=5, doc_length=20, random_state=1)
+    y = np.array(["neg", "pos"])[corpus.single_labels()]
+    common = dict(n_iter=4, random_state=0)
+    by_dict = MedLDAClassifier(3, class_weight={"pos": 3.0}, **common).fit(corpus, y)
+    by_weight = MedLDAClassifier(3, **common).fit(corpus, y, sample_weight=np.where(y == "pos", 3.0, 1.0))
+    plain = MedLDAClassifier(3, **common).fit(corpus, y)
+    assert np.array_equal(by_dict.eta_samples_, by_weight.eta_samples_)
+    assert not np.array_equal(by_dict.eta_samples_, plain.eta_samples_)
 
 
 def test_verbose_inference_shows_a_progress_bar(capsys, planted):
@@ -426,8 +459,8 @@ def test_a_test_corpus_is_read_through_the_models_words_whatever_its_own_vocabul
     assert zbar.shape[0] == 51 and np.array_equal(zbar[:50], model.transform(base))
     assert np.allclose(zbar[-1], model.transform(sp.csr_matrix((1, words.size), dtype=int))[0])
     assert model.score(shuffled, y[150:]) == model.score(base, y[150:])
-    with pytest.raises(ValueError, match=f"X has {words.size - 1} words \\(columns\\), the model was fitted "
-                                         f"with {words.size}"):
+    with pytest.raises(ValueError, match=f"X has {words.size - 1} features, but MedLDAClassifier is expecting "
+                                         f"{words.size} features as input"):
         model.predict(Corpus.from_sparse(X[:, 1:]))  # no words of its own: nothing to align by
 
 

@@ -72,9 +72,10 @@ PARAMS = {
                       "cost gibbs 0.020 at K = 400); and 4 for multi-label "
                       "data, where the plain loss never predicts most rare labels (Reuters-21578, 90 categories: "
                       "see the README). The value used is ``positive_cost_``."),
-    "class_weight": ("class_weight : {None, 'balanced'}, default=None\n    'balanced' weighs each document by "
-                     "n_docs / (n_classes x the documents of its class), so every class weighs alike in the loss "
-                     "(as scikit-learn's): a document's c becomes c times its weight. Single-label data only; for "
+    "class_weight": ("class_weight : {None, 'balanced'} or dict, default=None\n    'balanced' weighs each "
+                     "document by n_docs / (n_classes x the documents of its class), so every class weighs alike in "
+                     "the loss (as scikit-learn's); a dict {class: weight} gives the weights (classes left out: 1). "
+                     "A document's c becomes c times its weight. Single-label data only; for "
                      "rare labels of multi-label data see positive_cost. ``fit(X, y, sample_weight=...)`` multiplies "
                      "in weights of your own."),
     "sigma2": "sigma2 : float, default=1.0\n    Prior variance of each classifier weight eta_tk.",

@@ -318,7 +318,14 @@ def count_matrix_shape(X) -> tuple[int, int]:
     if arr.dtype.kind in "USO" and any(isinstance(v, (str, bytes)) for v in arr.ravel()[:100]):
         raise ValueError(TEXT_NOT_COUNTS)
     if arr.ndim != 2:
-        raise ValueError(f"expected a 2-d document-term count matrix (documents x words), got shape {arr.shape}")
+        one = " (one document: Reshape your data with X.reshape(1, -1))" if arr.ndim == 1 else ""
+        raise ValueError(f"expected a 2-d document-term count matrix (documents x words), got shape {arr.shape}{one}")
+    if arr.shape[0] == 0:  # scikit-learn's wording, which its estimator checks look for
+        raise ValueError(f"Found array with 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required: "
+                         "the document-term matrix has no documents (rows)")
+    if arr.shape[1] == 0:
+        raise ValueError(f"Found array with 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required: "
+                         "the document-term matrix has no words (columns)")
     return arr.shape
 
 
@@ -327,7 +334,12 @@ def check_count_matrix(X) -> sp.csr_matrix:
     if isinstance(X, Corpus):
         return X.to_sparse()
     count_matrix_shape(X)
-    counts = sp.csr_matrix(X, copy=True) if sp.issparse(X) else sp.csr_matrix(np.asarray(X))
+    dense = None if sp.issparse(X) else np.asarray(X)
+    if np.iscomplexobj(X.data if sp.issparse(X) else dense):
+        raise ValueError("Complex data not supported: a document-term matrix holds integer word counts")
+    if dense is not None and dense.dtype == object:  # numbers in an object array (e.g. from pandas)
+        dense = dense.astype(np.float64)
+    counts = sp.csr_matrix(X, copy=True) if dense is None else sp.csr_matrix(dense)
     counts.sum_duplicates()
     counts.eliminate_zeros()
     data = counts.data
@@ -335,7 +347,7 @@ def check_count_matrix(X) -> sp.csr_matrix:
         if not np.all(np.isfinite(data)):
             raise ValueError("document-term matrix contains NaN or infinite values")
         if data.min() < 0:
-            raise ValueError("document-term matrix contains negative counts")
+            raise ValueError("Negative values in data: the document-term matrix holds negative counts")
         if not np.all(data == np.round(data)):
             raise ValueError("document-term matrix must hold integer word counts")
         total = float(data.sum())

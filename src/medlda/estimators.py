@@ -50,7 +50,8 @@ _COMMON = ("n_topics", "alpha_sum", "beta", "n_iter", "sampler", "light_variant"
 _RUN = _COMMON[-6:]  # how a fit runs: checkpoints (medlda.checkpoint), backend (medlda.distributed)
 
 
-def _as_corpus(X, n_features: int | None = None, vocabulary: np.ndarray | None = None) -> Corpus:
+def _as_corpus(X, n_features: int | None = None, vocabulary: np.ndarray | None = None,
+               name: str = "the model") -> Corpus:
     """X (Corpus, sparse or dense counts) as a Corpus over the model's words. A Corpus with words
     of its own, given the model's ``vocabulary``, is mapped onto it by word (``Corpus.to_vocabulary``:
     unknown words dropped and counted, documents kept in order; the same vocabulary costs no
@@ -61,7 +62,8 @@ def _as_corpus(X, n_features: int | None = None, vocabulary: np.ndarray | None =
         return X.to_vocabulary(vocabulary)
     corpus = X if isinstance(X, Corpus) else Corpus.from_sparse(check_count_matrix(X))
     if n_features is not None and corpus.n_words != n_features:
-        raise ValueError(f"X has {corpus.n_words} words (columns), the model was fitted with {n_features}")
+        raise ValueError(f"X has {corpus.n_words} features, but {name} is expecting {n_features} features as input "
+                         f"(words: the columns of the count matrix it was fitted on)")
     return corpus
 
 
@@ -194,7 +196,7 @@ class _TopicModel(BaseEstimator):
     def _input_corpus(self, X) -> Corpus:
         """New documents X as a Corpus over the fitted words (``_as_corpus``: a Corpus with a
         vocabulary is aligned to ``vocabulary_`` by word, anything else must match in size)."""
-        return _as_corpus(X, self.n_features_in_, getattr(self, "vocabulary_", None))
+        return _as_corpus(X, self.n_features_in_, getattr(self, "vocabulary_", None), type(self).__name__)
 
     def _doc_topic_counts(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Averaged inferred doc-topic counts (D, K) of new documents, and their lengths."""
@@ -465,8 +467,9 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
                              f"got {self.loss!r} (regression losses are for MedLDARegressor)")
         if self.strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {list(STRATEGIES)}, got {self.strategy!r}")
-        if self.class_weight not in (None, "balanced"):
-            raise ValueError(f"class_weight must be None or 'balanced', got {self.class_weight!r}")
+        if not (self.class_weight is None or self.class_weight == "balanced" or isinstance(self.class_weight, dict)):
+            raise ValueError(f"class_weight must be None, 'balanced' or a dict {{class: weight}}, "
+                             f"got {self.class_weight!r}")
         if self.n_jobs is not None and (not isinstance(self.n_jobs, numbers.Integral) or self.n_jobs == 0):
             raise ValueError(f"n_jobs must be None or a non-zero integer, got {self.n_jobs!r}")
 
@@ -509,7 +512,8 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
         their product). Empty documents are skipped with a warning (``n_empty_skipped_``)."""
         self._validate()
         if y is None:
-            raise ValueError("MedLDAClassifier.fit needs labels y")
+            raise ValueError("MedLDAClassifier requires y to be passed, but the target y is None (one label per "
+                             "document)")
         n_docs, n_labels = count_matrix_shape(X)[0], _num_samples(y)
         if n_labels != n_docs:
             raise ValueError(f"X has {n_docs} documents but y has {n_labels} labels")
@@ -551,12 +555,22 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
         if self.class_weight is None:
             return sample_weight
         if self.multilabel_:
-            raise ValueError("class_weight='balanced' is for single-label data; for the rare labels of "
+            raise ValueError("class_weight is for single-label data; for the rare labels of "
                              "multi-label data use positive_cost")
         from sklearn.utils.class_weight import compute_sample_weight
 
-        balanced = compute_sample_weight("balanced", self._codes(indicator.astype(np.float64) - 0.5))
-        return balanced if sample_weight is None else balanced * sample_weight
+        labels = self.classes_[self._codes(indicator.astype(np.float64) - 0.5)]
+        if isinstance(self.class_weight, dict):
+            unknown = [k for k in self.class_weight if k not in set(self.classes_.tolist())]
+            if unknown:
+                raise ValueError(f"class_weight names classes not in y: {unknown} (classes: {self.classes_.tolist()})")
+            values = np.array(list(self.class_weight.values()), dtype=np.float64)
+            if not np.all(np.isfinite(values)) or np.any(values < 0):
+                raise ValueError(f"class_weight values must be finite and non-negative, got {self.class_weight!r}")
+        by_class = compute_sample_weight(self.class_weight, labels)
+        if not np.any(by_class > 0):
+            raise ValueError("class_weight gives every training document weight 0")
+        return by_class if sample_weight is None else by_class * sample_weight
 
     def _fit_tasks(self, corpus: Corpus, indicator: np.ndarray, rng, weight: np.ndarray | None = None) -> SamplerState:
         """Multi-task training on one shared set of topics, each document's c times its

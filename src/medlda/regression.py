@@ -92,7 +92,8 @@ class MedLDARegressor(RegressorMixin, TransformerMixin, _TopicModel):
         ``sample_weight`` (D,) scales each document's c."""
         self._validate()
         if y is None:
-            raise ValueError("MedLDARegressor.fit needs responses y")
+            raise ValueError("MedLDARegressor requires y to be passed, but the target y is None (one response "
+                             "per document)")
         try:
             y = np.asarray(y, dtype=np.float64)
         except (TypeError, ValueError):
