@@ -172,6 +172,19 @@ def test_document_weights_scale_each_documents_c(name):
     assert make_loss(name, **params).for_docs(0, 3).doc_weight is None
 
 
+@pytest.mark.parametrize("name", sorted(OMEGA_CASES))
+def test_a_document_of_weight_zero_pulls_eta_nowhere(name):
+    """sample_weight 0 makes a document's factor 1: kappa = w = 0 for it (PG(0, omega) is the point
+    mass at 0; the polyagamma package refuses h = 0), the others drawn as before."""
+    params, y = OMEGA_CASES[name]
+    loss = make_loss(name, **params)
+    omega, targets = np.full((4, 1), 0.3), np.full((4, 1), float(y))
+    loss.doc_weight = np.array([0.0, 1.0, 0.0, 2.0])
+    kappa, w = loss.draw_aux(omega, targets, np.random.default_rng(0))
+    assert np.all(kappa[[0, 2]] == 0) and np.all(w[[0, 2]] == 0)
+    assert np.all(w[[1, 3]] > 0) and np.all(np.isfinite(kappa))
+
+
 def test_every_registered_loss_is_covered():
     assert set(LOSSES) == set(OMEGA_CASES) == set(CHAIN_CASES)
     assert LogisticLoss.probabilistic and not HingeLoss.probabilistic

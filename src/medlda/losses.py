@@ -107,8 +107,12 @@ class LogisticLoss(_Weighted):
         c = _cost_weighted(self._c(), self.positive_cost, y > 0.5)
         if np.ndim(c):  # per-document or per-example h, one for each draw
             c = np.ascontiguousarray(np.broadcast_to(c, omega.shape))
-        w = np.asarray(random_polyagamma(c, omega, random_state=rng), dtype=np.float64)
-        w = w.reshape(omega.shape)
+        if np.ndim(c) and not np.all(c > 0):  # weight 0: PG(0, omega) is the point mass at 0
+            w = np.zeros(omega.shape)
+            drawn = c > 0
+            w[drawn] = random_polyagamma(c[drawn], omega[drawn], random_state=rng)
+        else:
+            w = np.asarray(random_polyagamma(c, omega, random_state=rng), dtype=np.float64).reshape(omega.shape)
         kappa = c * (y - 0.5) * np.ones_like(omega)
         return kappa, w
 
