@@ -583,3 +583,40 @@ def test_set_output_pandas_labels_the_topics():
         corpus, np.arange(150.0)).transform(corpus)
     assert isinstance(frame, pd.DataFrame) and frame.columns.tolist() == ["medldaregressor0", "medldaregressor1",
                                                                           "medldaregressor2"]
+
+
+@pytest.mark.parametrize("params", [dict(sampler="gibbs"), dict(sampler="light"), dict(sampler="light", n_jobs=2)],
+                         ids=["gibbs", "light", "light-2-threads"])
+def test_a_documents_prediction_does_not_depend_on_the_batch_around_it(params):
+    """Each document's inference is seeded by random_state and its own words: predicting a subset,
+    a permutation, or one document alone gives the rows of predicting them all (scikit-learn's
+    subset and order invariance); its draws still differ from those of another document."""
+    corpus, _ = make_supervised_corpus(700, 4, words_per_topic=10, doc_length=30, random_state=3)
+    y = corpus.single_labels()
+    model = MedLDAClassifier(4, n_iter=5, random_state=0, **params).fit(corpus.subset(np.arange(200)), y[:200])
+    X = corpus.subset(np.arange(200, 700)).to_sparse()  # 500 documents: two stream blocks
+    whole = model.transform(X)
+    perm = np.random.default_rng(0).permutation(500)
+    assert np.array_equal(model.transform(X[perm]), whole[perm])
+    assert np.array_equal(model.transform(X[300:310]), whole[300:310])
+    assert np.array_equal(model.transform(X[[257]]), whole[[257]])
+    assert np.array_equal(model.decision_function(X[perm]), model.decision_function(X)[perm])
+    twice = sp.vstack([X[[5]], X[[5]]]).tocsr()  # the same document twice: the same result
+    assert np.array_equal(model.transform(twice), whole[[5, 5]])
+    reseeded = clone(model).set_params(random_state=1).fit(corpus.subset(np.arange(200)), y[:200])
+    assert not np.array_equal(reseeded.transform(X), whole)
+
+
+def test_the_mh_inference_seeds_each_document_by_its_words_too():
+    from medlda.samplers import Light
+
+    corpus, _ = make_supervised_corpus(600, 4, words_per_topic=10, doc_length=30, random_state=3)
+    phi = np.random.default_rng(0).dirichlet(np.ones(corpus.n_words), size=4).T
+    alpha = np.full(4, 0.25)
+    sampler = Light(inference="mh")
+    whole = sampler.infer(corpus.word_ids, corpus.doc_ptr, phi, alpha, 5, 5, np.random.default_rng(1), doc_seeded=True)
+    part = corpus.subset(np.arange(400, 410))
+    assert np.array_equal(sampler.infer(part.word_ids, part.doc_ptr, phi, alpha, 5, 5, np.random.default_rng(1),
+                                        doc_seeded=True), whole[400:410])
+    chained = sampler.infer(part.word_ids, part.doc_ptr, phi, alpha, 5, 5, np.random.default_rng(1))
+    assert not np.array_equal(chained, whole[400:410])  # without it: the block's stream, another draw

@@ -99,7 +99,7 @@ class BlockedGibbs:
         raise ValueError("the blocked sampler is for unsupervised LDA only: it has no classifier")
 
     def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs: int = 1,
-              progress=None) -> np.ndarray:
+              progress=None, doc_seeded: bool = False) -> np.ndarray:
         """Averaged doc-topic counts (D, K) of new documents given phi (SPEC §7), by the same
         single-site inference as the exact sampler (so perplexities of the two compare)."""
-        return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs, progress)
+        return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs, progress, doc_seeded)

@@ -199,7 +199,9 @@ class _TopicModel(BaseEstimator):
         return _as_corpus(X, self.n_features_in_, getattr(self, "vocabulary_", None), type(self).__name__)
 
     def _doc_topic_counts(self, X) -> tuple[np.ndarray, np.ndarray]:
-        """Averaged inferred doc-topic counts (D, K) of new documents, and their lengths."""
+        """Averaged inferred doc-topic counts (D, K) of new documents, and their lengths; each
+        document's draws are seeded by random_state and its own words, so its result does not
+        depend on the other documents of X or its place among them."""
         check_is_fitted(self, "topic_word_counts_")
         corpus = self._input_corpus(X)
         rng = np.random.default_rng(self.random_state)
@@ -210,7 +212,7 @@ class _TopicModel(BaseEstimator):
         try:
             counts = self._make_sampler().infer(corpus.word_ids, corpus.doc_ptr, self._phi_wk(), self._alpha(),
                                                 self.n_infer_burn, self.n_infer_avg, rng, self._sampler_threads(),
-                                                progress=None if bar is None else bar.update)
+                                                progress=None if bar is None else bar.update, doc_seeded=True)
         finally:
             if bar is not None:
                 bar.close()

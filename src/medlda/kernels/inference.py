@@ -5,7 +5,7 @@ from numba import njit, prange
 
 from .alias import build_alias, draw_alias
 from .common import add_average, cdf_index, finish_average, max_doc_length
-from .rng import DOCS_PER_STREAM, block_docs, next_uniform
+from .rng import DOCS_PER_STREAM, block_docs, doc_state, next_uniform
 
 
 @njit(cache=True)
@@ -40,7 +40,7 @@ def _count_in(k, counts, used, where, n_used):
 
 @njit(cache=True)
 def sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, prior_prob, prior_alias, prior_mass, n_burn, n_avg,
-                           streams, out, rao_blackwell):
+                           streams, out, rao_blackwell, doc_seeded=False):
     """Exact Gibbs inference against a fixed phi: each document's z sampled from
     phi_kw (n_dk^{-i} + alpha_k), ``out[d]`` its expected doc-topic counts (divide by N_d for
     zbar). O(K_d) per token (K_d: the document's topics in use) instead of O(K): phi_kw (n_dk +
@@ -53,25 +53,31 @@ def sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, prior_prob, prior_a
     enumerated posterior). Same mean, less noise: the sparse part is the cumulative masses the
     draw computes anyway, the prior part one scalar per token (1 / its normalizer), spread over
     alpha_k phi_kw once per document (O(N_d K)). On 20 Newsgroups (20 classes, K = 50-200, 50
-    averaged sweeps) it adds about 0.001 test accuracy; averaging more sweeps adds more."""
+    averaged sweeps) it adds about 0.001 test accuracy; averaging more sweeps adds more.
+
+    With ``doc_seeded`` each document starts its own stream from its block's state and its words
+    (``doc_state``), and the streams stay as they were: given streams all equal, a document's
+    result then depends on it alone, not on the batch around it (what predictions need); else
+    documents draw one after another from their block's stream (independent chains for copies
+    of one document, as the posterior tests want)."""
     _infer_blocks(0, streams.size, word_ids, doc_ptr, phi_wk, alpha, prior_prob, prior_alias, prior_mass, n_burn,
-                  n_avg, streams, out, rao_blackwell)
+                  n_avg, streams, out, rao_blackwell, doc_seeded)
 
 
 @njit(cache=True, parallel=True)
 def sparse_infer_doc_topic_parallel(chunks, word_ids, doc_ptr, phi_wk, alpha, prior_prob, prior_alias, prior_mass,
-                                    n_burn, n_avg, streams, out, rao_blackwell):
+                                    n_burn, n_avg, streams, out, rao_blackwell, doc_seeded=False):
     """``sparse_infer_doc_topic`` with the stream blocks split at ``chunks`` (C + 1,) across threads:
     documents are independent given phi and each block keeps its stream, so the result does not
     depend on C."""
     for c in prange(chunks.size - 1):
         _infer_blocks(chunks[c], chunks[c + 1], word_ids, doc_ptr, phi_wk, alpha, prior_prob, prior_alias,
-                      prior_mass, n_burn, n_avg, streams, out, rao_blackwell)
+                      prior_mass, n_burn, n_avg, streams, out, rao_blackwell, doc_seeded)
 
 
 @njit(cache=True)
 def _infer_blocks(block_lo, block_hi, word_ids, doc_ptr, phi_wk, alpha, prior_prob, prior_alias, prior_mass,
-                  n_burn, n_avg, streams, out, rao_blackwell):
+                  n_burn, n_avg, streams, out, rao_blackwell, doc_seeded):
     """``sparse_infer_doc_topic`` over the documents of stream blocks [block_lo, block_hi), with
     scratch space of its own."""
     first_doc, last_doc = block_docs(block_lo, block_hi, doc_ptr)[:2]
@@ -89,7 +95,7 @@ def _infer_blocks(block_lo, block_hi, word_ids, doc_ptr, phi_wk, alpha, prior_pr
         if end == start:
             continue
         s_idx = d // DOCS_PER_STREAM
-        state = streams[s_idx]
+        state = doc_state(streams[s_idx], word_ids, start, end) if doc_seeded else streams[s_idx]
         n_used = 0
         for i in range(end - start):
             v = word_ids[start + i]
@@ -139,4 +145,5 @@ def _infer_blocks(block_lo, block_hi, word_ids, doc_ptr, phi_wk, alpha, prior_pr
         finish_average(out, d, n_avg, n_topics)
         for j in range(n_used):
             counts[used[j]] = 0
-        streams[s_idx] = state
+        if not doc_seeded:
+            streams[s_idx] = state

@@ -21,7 +21,7 @@ from .common import (add_average, all_topic_g, doc_task_terms, finish_average, f
                      topic_g)
 from .fastexp import fast_exp, fast_exp_lanes
 from .prefetch import prefetch
-from .rng import DOCS_PER_STREAM, block_docs, next_below, next_uniform
+from .rng import DOCS_PER_STREAM, block_docs, doc_state, next_below, next_uniform
 from .word_hash import (BASE, CUR, FRAC, FROZEN, MASK, META_COLUMNS, SCALE_DENSE, SCALE_SPARSE, SP_LO, SP_N,
                         TABLE_STRIDE, draw_word, find_slot, insert_topic)
 
@@ -600,27 +600,28 @@ def _apply_exact_moves(word_ids, z, moved, moved_from, start, count, n_wk, n_k):
 
 @njit(cache=True)
 def light_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, alpha_prob, alpha_alias, word_prob,
-                          word_alias, n_burn, n_avg, n_mh, streams, out):
+                          word_alias, n_burn, n_avg, n_mh, streams, out, doc_seeded=False):
     """Light inference for new documents against a fixed phi (SPEC §7): MH cycling doc and word
     proposals; the word tables from phi are static, so this is exact. ``out`` as in
-    ``sparse_infer_doc_topic``: doc-topic counts averaged over the last ``n_avg`` sweeps."""
+    ``sparse_infer_doc_topic``: doc-topic counts averaged over the last ``n_avg`` sweeps; ``doc_seeded``
+    as there."""
     _light_infer_blocks(0, streams.size, word_ids, doc_ptr, phi_wk, alpha, alpha_prob, alpha_alias, word_prob,
-                        word_alias, n_burn, n_avg, n_mh, streams, out)
+                        word_alias, n_burn, n_avg, n_mh, streams, out, doc_seeded)
 
 
 @njit(cache=True, parallel=True)
 def light_infer_doc_topic_parallel(chunks, word_ids, doc_ptr, phi_wk, alpha, alpha_prob, alpha_alias, word_prob,
-                                   word_alias, n_burn, n_avg, n_mh, streams, out):
+                                   word_alias, n_burn, n_avg, n_mh, streams, out, doc_seeded=False):
     """``light_infer_doc_topic`` with the stream blocks split at ``chunks`` (C + 1,) across
     threads; the result does not depend on C."""
     for c in prange(chunks.size - 1):
         _light_infer_blocks(chunks[c], chunks[c + 1], word_ids, doc_ptr, phi_wk, alpha, alpha_prob, alpha_alias,
-                            word_prob, word_alias, n_burn, n_avg, n_mh, streams, out)
+                            word_prob, word_alias, n_burn, n_avg, n_mh, streams, out, doc_seeded)
 
 
 @njit(cache=True)
 def _light_infer_blocks(block_lo, block_hi, word_ids, doc_ptr, phi_wk, alpha, alpha_prob, alpha_alias, word_prob,
-                        word_alias, n_burn, n_avg, n_mh, streams, out):
+                        word_alias, n_burn, n_avg, n_mh, streams, out, doc_seeded):
     """``light_infer_doc_topic`` over the documents of stream blocks [block_lo, block_hi)."""
     first_doc, last_doc = block_docs(block_lo, block_hi, doc_ptr)[:2]
     n_topics = phi_wk.shape[1]
@@ -636,7 +637,7 @@ def _light_infer_blocks(block_lo, block_hi, word_ids, doc_ptr, phi_wk, alpha, al
         if length == 0:
             continue
         s_idx = d // DOCS_PER_STREAM
-        state = streams[s_idx]
+        state = doc_state(streams[s_idx], word_ids, start, end) if doc_seeded else streams[s_idx]
         counts[:] = 0
         for i in range(length):
             state, k = draw_alias(state, word_prob[word_ids[start + i]], word_alias[word_ids[start + i]])
@@ -671,4 +672,5 @@ def _light_infer_blocks(block_lo, block_hi, word_ids, doc_ptr, phi_wk, alpha, al
             if sweep >= n_burn:
                 add_average(out, d, counts, n_topics)
         finish_average(out, d, n_avg, n_topics)
-        streams[s_idx] = state
+        if not doc_seeded:
+            streams[s_idx] = state

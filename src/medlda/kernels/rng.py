@@ -42,6 +42,31 @@ def next_below(state, n):
     return state, np.int64(((r >> _SHIFT_32) * np.uint64(n)) >> _SHIFT_32)
 
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_2 = np.uint64(0x94D049BB133111EB)
+_SHIFT_30 = np.uint64(30)
+_SHIFT_31 = np.uint64(31)
+
+
+@njit(cache=True, inline="always")
+def _mix64(x):
+    """SplitMix64's finalizer: a bijection of uint64 whose every output bit depends on every input bit."""
+    x = (x ^ (x >> _SHIFT_30)) * _MIX_1
+    x = (x ^ (x >> _SHIFT_27)) * _MIX_2
+    return x ^ (x >> _SHIFT_31)
+
+
+@njit(cache=True)
+def doc_state(base, word_ids, start, end):
+    """A non-zero stream state for the document word_ids[start:end] from ``base``: a hash of its
+    words in order, so a document draws the same whatever else is inferred with it, and where."""
+    h = _mix64(base ^ (np.uint64(end - start) * _GOLDEN))
+    for i in range(start, end):
+        h = _mix64(h + _GOLDEN + np.uint64(word_ids[i]))
+    return h if h != np.uint64(0) else _GOLDEN
+
+
 @njit(cache=True)
 def uniforms(state, n):
     """Array of ``n`` uniforms from ``state`` (test helper; the plain-NumPy check is a KS test)."""
@@ -56,6 +81,13 @@ def make_streams(rng: np.random.Generator, n_docs: int) -> np.ndarray:
     n_streams = max(1, -(-n_docs // DOCS_PER_STREAM))
     states = rng.integers(1, np.iinfo(np.int64).max, size=n_streams, dtype=np.int64)
     return states.astype(np.uint64)
+
+
+def doc_streams(rng: np.random.Generator, n_docs: int) -> np.ndarray:
+    """``make_streams``'s shape with every block at one state drawn from ``rng``: for kernels that
+    seed each document from it and its words (``doc_state``), so no document depends on its block."""
+    n_streams = max(1, -(-n_docs // DOCS_PER_STREAM))
+    return np.full(n_streams, make_streams(rng, 1)[0], dtype=np.uint64)
 
 
 @njit(cache=True)
