@@ -60,3 +60,11 @@ def test_predict_proba_is_no_longer_saturated_and_predicts_held_out_labels_bette
         fitted = sklearn_log_loss(codes, proba, labels=[0, 1, 2])
         assert fitted < log_loss(omega, codes, model.c_, False)
         assert fitted == pytest.approx(log_loss(omega, codes, model.proba_scale_, False))
+
+
+def test_calibration_infers_fewer_documents_per_model_when_there_are_many_models():
+    from medlda.calibration import CALIBRATION_DOCS, CALIBRATION_MIN_DOCS, calibration_size
+
+    assert calibration_size(300, 1) == 300
+    assert calibration_size(11314, 1) == CALIBRATION_DOCS
+    assert calibration_size(11314, 20) == max(CALIBRATION_MIN_DOCS, CALIBRATION_DOCS // 20)

@@ -20,7 +20,7 @@ from threadpoolctl import threadpool_limits
 from . import training
 from ._docs import params_doc
 from .blocked_sampler import BLOCK_SIMULATIONS
-from .calibration import CALIBRATION_DOCS, fit_proba_scale, proba_from_omega
+from .calibration import calibration_size, fit_proba_scale, proba_from_omega
 from .checkpoint import RunCheckpoints, chain_arrays, check_run_params
 from .corpus import Corpus, check_count_matrix, count_matrix_shape, is_id_vocabulary
 from .explain import toward_prediction
@@ -538,15 +538,16 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
 
     def _fit_proba_scale(self, corpus: Corpus, indicator: np.ndarray) -> None:
         """``proba_scale_``, the s of predict_proba's sigmoid(s omega), fitted by maximum likelihood on
-        up to ``CALIBRATION_DOCS`` training documents inferred as new ones (``medlda.calibration``:
+        some training documents (``calibration_size``) inferred as new ones (``medlda.calibration``:
         sigmoid(c omega) itself is far overconfident); a loss without probabilities has none."""
         self.__dict__.pop("proba_scale_", None)
         if not LOSSES[self.loss].probabilistic:
             return
         tic = time.perf_counter()
         docs = np.arange(corpus.n_docs)
-        if corpus.n_docs > CALIBRATION_DOCS:
-            docs = np.sort(np.random.default_rng(self.random_state).choice(docs, CALIBRATION_DOCS, replace=False))
+        n = calibration_size(corpus.n_docs, len(getattr(self, "estimators_", None) or [self]))
+        if n < corpus.n_docs:
+            docs = np.sort(np.random.default_rng(self.random_state).choice(docs, n, replace=False))
         omega = self.decision_function(corpus.subset(docs))
         truth = self._codes(indicator[docs].astype(np.float64) - 0.5)
         self.proba_scale_ = fit_proba_scale(omega, truth, self.multilabel_)
