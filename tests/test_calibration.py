@@ -68,3 +68,15 @@ def test_calibration_infers_fewer_documents_per_model_when_there_are_many_models
     assert calibration_size(300, 1) == 300
     assert calibration_size(11314, 1) == CALIBRATION_DOCS
     assert calibration_size(11314, 20) == max(CALIBRATION_MIN_DOCS, CALIBRATION_DOCS // 20)
+
+
+def test_calibrated_classifier_cv_wraps_the_classifier():
+    """The README's advice for probabilities calibrated on held-out folds works as written."""
+    from sklearn.calibration import CalibratedClassifierCV
+
+    corpus, _ = make_supervised_corpus(300, 4, words_per_topic=10, random_state=0)
+    y, X = corpus.single_labels(), corpus.to_sparse()
+    model = CalibratedClassifierCV(MedLDAClassifier(4, n_iter=5, sampler="light", random_state=0), cv=3)
+    proba = model.fit(X[:200], y[:200]).predict_proba(X[200:])
+    assert proba.shape == (100, 2) and np.allclose(proba.sum(axis=1), 1.0)
+    assert model.score(X[200:], y[200:]) > 0.8

@@ -81,7 +81,8 @@ PARAMS = {
     "sigma2": "sigma2 : float, default=1.0\n    Prior variance of each classifier weight eta_tk.",
     "loss": ("loss : {'hinge', 'logistic'}, default='hinge'\n    Classification loss: 'hinge' is Gibbs "
              "MedLDA (inverse-Gaussian augmentation); 'logistic' is gSLDA (Polya-Gamma augmentation), "
-             "which also gives ``predict_proba``."),
+             "which also gives ``predict_proba`` (sigmoid(s omega), s fitted on training documents: "
+             "``proba_scale_``)."),
     "loss_regression": ("loss : {'epsilon', 'squared'}, default='epsilon'\n    Regression loss: "
                         "'epsilon' is MedLDA regression (epsilon-insensitive, two inverse-Gaussian "
                         "augmentations); 'squared' is sLDA's Gaussian response."),
