@@ -79,11 +79,22 @@ def _check(value, name: str, kind, low=None, low_open=False) -> None:
         raise ValueError(f"{name} must be {what}{bound}, got {value!r}")
 
 
+def _poor_score(tags):
+    """``tags`` with the task's poor_score set (see ``_TopicModel.__sklearn_tags__``)."""
+    for task_tags in (tags.classifier_tags, tags.regressor_tags):
+        if task_tags is not None:
+            task_tags.poor_score = True
+    return tags
+
+
 class _TopicModel(BaseEstimator):
     """Shared parameters, validation, training and inference of every topic-model estimator."""
 
     def __sklearn_tags__(self):
-        """scikit-learn >= 1.6 tags: non-negative (count) input, sparse matrices accepted."""
+        """scikit-learn >= 1.6 tags: non-negative (count) input, sparse matrices accepted; a poor
+        score on scikit-learn's toy data (blobs of two or three features: a vocabulary of two or
+        three words leaves a topic model little to find). The classifier and regressor mixins
+        set their task's tags after this runs, so ``_poor_score`` marks them there."""
         tags = super().__sklearn_tags__()
         tags.input_tags.positive_only = True
         tags.input_tags.sparse = True
@@ -410,6 +421,9 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
                             "n_gibbs", "eta_draw",
                             "n_eta_avg", "n_infer_burn", "n_infer_avg",
                             "trace", "random_state", "verbose", *_RUN))
+
+    def __sklearn_tags__(self):
+        return _poor_score(super().__sklearn_tags__())
 
     def __init__(self, n_topics: int = 20, *, alpha_sum: float = 6.4, beta: float = 0.01,
                  c: float | str = "auto", margin: float | str = "auto", sigma2: float = 1.0,

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ._docs import params_doc
 from .corpus import count_matrix_shape
-from .estimators import _RUN, _check, _fit_corpus, _sample_weight, _TopicModel
+from .estimators import _RUN, _check, _fit_corpus, _poor_score, _sample_weight, _TopicModel
 from .losses import REGRESSION_LOSSES, make_loss
 from .training import Supervision
 
@@ -35,6 +35,9 @@ class MedLDARegressor(RegressorMixin, TransformerMixin, _TopicModel):
                             "loss_regression", "n_iter", "sampler", "light_variant", "phi_every", "proposal", "n_mh",
                             "n_gibbs", "eta_draw", "n_jobs", "n_eta_avg", "n_infer_burn", "n_infer_avg", "trace",
                             "random_state", "verbose", *_RUN))
+
+    def __sklearn_tags__(self):
+        return _poor_score(super().__sklearn_tags__())
 
     def __init__(self, n_topics: int = 20, *, alpha_sum: float = 6.4, beta: float = 0.01,
                  c: float = REGRESSION_C, epsilon: float = 1e-3, sigma2: float = 1.0,
