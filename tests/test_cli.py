@@ -194,6 +194,32 @@ def test_predict_proba_of_a_logistic_model(capsys, tmp_path, bow_files):
     assert code == 2 and "--proba needs a classifier with a probabilistic loss" in err
 
 
+def test_train_reports_the_test_log_loss_of_a_logistic_model(capsys, tmp_path, bow_files):
+    """With probabilities (logistic) the JSON line and the report carry the test log loss of
+    predict_proba, next to the accuracy of the same inference; a hinge model has none."""
+    from sklearn.metrics import log_loss
+
+    from medlda.persistence import load_model
+    from medlda.readers import read_corpus
+
+    train, test = bow_files
+    model = tmp_path / "logistic.npz"
+    code, out, err = run(capsys, "train", "--train", train, "--test", test, "--loss", "logistic", "--out", model,
+                         "--json", *FAST)
+    assert code == 0, err
+    result = json.loads(out)
+    fitted = load_model(model)
+    docs = read_corpus(str(test), vocabulary=fitted.vocabulary_)
+    y = np.array([lab[0] for lab in docs.labels])
+    assert result["log_loss"] == pytest.approx(log_loss(y, fitted.predict_proba(docs), labels=fitted.classes_))
+    assert result["accuracy"] == pytest.approx(fitted.score(docs, y))
+    assert 0 < result["log_loss"] < np.log(2)
+    code, out, _ = run(capsys, "train", "--train", train, "--test", test, "--loss", "logistic", "--quiet", *FAST)
+    assert "test log loss: " in out
+    code, out, _ = run(capsys, "train", "--train", train, "--test", test, "--json", *FAST)
+    assert "log_loss" not in json.loads(out)
+
+
 def test_inference_sweeps_reach_the_saved_model(capsys, tmp_path, bow_files):
     from medlda.persistence import load_model
 

@@ -12,7 +12,7 @@ from ..corpus import Corpus
 from .common import (CLIError, check_seen, check_single_labels, coherence_of, no_labels_hint, read_data,
                      remember_label_column, show_progress, warn)
 
-TEST_MEASURES = ("accuracy", "f1_micro", "f1_macro", "r2", "perplexity")  # on --test or --holdout data
+TEST_MEASURES = ("accuracy", "log_loss", "f1_micro", "f1_macro", "r2", "perplexity")  # on --test or --holdout data
 
 
 def cmd_train(args) -> int:
@@ -83,9 +83,23 @@ def _train_and_evaluate(args, train: Corpus, test: Corpus | None, common: dict, 
         if args.unsupervised:
             result["perplexity"] = model.perplexity(test)
         else:
-            from ..tasks import measures
-            result.update(measures(task, y_test, model.predict(test)))
+            result.update(_test_measures(model, task, test, y_test))
     return model, result
+
+
+def _test_measures(model, task: str, test: Corpus, y_test) -> dict:
+    """The task's measures on the test data; a model with probabilities (logistic loss) adds the
+    log loss of predict_proba on single-label data, from the same inference as the labels."""
+    from ..tasks import measures
+
+    if not hasattr(model, "predict_proba"):
+        return measures(task, y_test, model.predict(test))
+    omega = model.decision_function(test)
+    out = measures(task, y_test, model._labels_from(omega))
+    if task == "classification":
+        from sklearn.metrics import log_loss
+        out["log_loss"] = float(log_loss(y_test, model._proba_from(omega), labels=model.classes_))
+    return out
 
 
 SELECT_BY = {"classification": "accuracy", "multilabel": "f1_micro", "regression": "r2", "unsupervised": "perplexity"}
