@@ -195,8 +195,8 @@ def test_predict_proba_of_a_logistic_model(capsys, tmp_path, bow_files):
 
 
 def test_train_reports_the_test_log_loss_of_a_logistic_model(capsys, tmp_path, bow_files):
-    """With probabilities (logistic) the JSON line and the report carry the test log loss of
-    predict_proba, next to the accuracy of the same inference; a hinge model has none."""
+    """With probabilities (logistic) train's JSON line and report, and evaluate's, carry the test
+    log loss of predict_proba, next to the accuracy of the same inference; a hinge model has none."""
     from sklearn.metrics import log_loss
 
     from medlda.persistence import load_model
@@ -216,6 +216,10 @@ def test_train_reports_the_test_log_loss_of_a_logistic_model(capsys, tmp_path, b
     assert 0 < result["log_loss"] < np.log(2)
     code, out, _ = run(capsys, "train", "--train", train, "--test", test, "--loss", "logistic", "--quiet", *FAST)
     assert "test log loss: " in out
+    code, out, _ = run(capsys, "evaluate", "--model", model, "--input", test, "--json")
+    assert json.loads(out)["log_loss"] == pytest.approx(result["log_loss"])
+    code, out, _ = run(capsys, "evaluate", "--model", model, "--input", test)
+    assert "log loss " in out.splitlines()[0]
     code, out, _ = run(capsys, "train", "--train", train, "--test", test, "--json", *FAST)
     assert "log_loss" not in json.loads(out)
 

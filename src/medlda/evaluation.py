@@ -51,7 +51,8 @@ def occurring_classes(task: str, y, pred, classes: list) -> list:
 def evaluation_lines(report: dict, confusion: bool = False) -> list[str]:
     """``evaluate``'s report as text: the overall measures, a table of the classes (worst F1
     first), and with ``confusion`` the confusion matrix."""
-    overall = [k for k in ("accuracy", "f1_micro", "f1_macro", "f1_weighted", "r2", "mae", "rmse") if k in report]
+    overall = [k for k in ("accuracy", "log_loss", "f1_micro", "f1_macro", "f1_weighted", "r2", "mae", "rmse")
+               if k in report]
     lines = [f"{report['n_docs']} documents: " + ", ".join(f"{k.replace('_', ' ')} {report[k]:.4f}" for k in overall)]
     if "per_class" in report:
         rows = sorted(report["per_class"].items(), key=lambda item: (item[1]["f1"], item[0]))

@@ -134,6 +134,18 @@ def targets(corpus: Corpus, task: str, names: np.ndarray | None = None):
     raise ValueError(f"task must be one of {list(TASKS)}, got {task!r}")
 
 
+def predict_with_log_loss(model, task: str, X, y) -> tuple[np.ndarray, dict]:
+    """(predictions of X, {"log_loss": ...}) from one inference: a model with probabilities
+    (logistic loss) on single-label data adds the log loss of predict_proba against y, else {}."""
+    if not (task == "classification" and hasattr(model, "predict_proba")):
+        return model.predict(X), {}
+    from sklearn.metrics import log_loss
+
+    omega = model.decision_function(X)
+    return model._labels_from(omega), {"log_loss": float(log_loss(y, model._proba_from(omega),
+                                                                  labels=model.classes_))}
+
+
 def measures(task: str, y, pred) -> dict:
     """accuracy (classification), f1_micro and f1_macro (multi-label) or r2 (regression)."""
     if task == "classification":

@@ -86,6 +86,7 @@ def _prediction_table(labels: list[str], names: list[str], proba, explained,
 def cmd_evaluate(args) -> int:
     """Predict labeled documents and report the errors overall and per class."""
     from ..evaluation import evaluate, evaluation_lines
+    from ..tasks import predict_with_log_loss
 
     model = load_with_jobs(args)
     if not hasattr(model, "predict"):
@@ -99,8 +100,9 @@ def cmd_evaluate(args) -> int:
                        + (f": {hint}" if hint else ""))
     task = model_task(model)
     y = model_targets(model, corpus, args.input)
-    report = evaluate(task, y, model.predict(corpus), getattr(model, "classes_", None))
-    report.update(empty_skipped=corpus.n_empty_skipped, oov_dropped=corpus.n_oov_dropped)
+    pred, extra = predict_with_log_loss(model, task, corpus, y)
+    report = evaluate(task, y, pred, getattr(model, "classes_", None))
+    report.update(extra, empty_skipped=corpus.n_empty_skipped, oov_dropped=corpus.n_oov_dropped)
     print(json.dumps(report) if args.json else "\n".join(evaluation_lines(report, args.confusion)))
     return 0
 

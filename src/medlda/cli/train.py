@@ -83,23 +83,10 @@ def _train_and_evaluate(args, train: Corpus, test: Corpus | None, common: dict, 
         if args.unsupervised:
             result["perplexity"] = model.perplexity(test)
         else:
-            result.update(_test_measures(model, task, test, y_test))
+            from ..tasks import measures, predict_with_log_loss
+            pred, extra = predict_with_log_loss(model, task, test, y_test)
+            result.update(measures(task, y_test, pred), **extra)
     return model, result
-
-
-def _test_measures(model, task: str, test: Corpus, y_test) -> dict:
-    """The task's measures on the test data; a model with probabilities (logistic loss) adds the
-    log loss of predict_proba on single-label data, from the same inference as the labels."""
-    from ..tasks import measures
-
-    if not hasattr(model, "predict_proba"):
-        return measures(task, y_test, model.predict(test))
-    omega = model.decision_function(test)
-    out = measures(task, y_test, model._labels_from(omega))
-    if task == "classification":
-        from sklearn.metrics import log_loss
-        out["log_loss"] = float(log_loss(y_test, model._proba_from(omega), labels=model.classes_))
-    return out
 
 
 SELECT_BY = {"classification": "accuracy", "multilabel": "f1_micro", "regression": "r2", "unsupervised": "perplexity"}
