@@ -3,8 +3,8 @@
 Trains one light multitask model per K (20 classes, 50 iterations), then predicts the test set
 with n_jobs = 1 and 2 in alternating runs (order swapped every round, the parallel kernel
 compiled before the first timed run). Prints JSON: each run's seconds, the median speed-up, and
-whether the predictions were identical (they must be: each block of documents keeps its own
-random stream).
+whether the predictions were identical (they must be: each document's draws are seeded by the
+model's random_state and its own words).
 """
 
 from __future__ import annotations
