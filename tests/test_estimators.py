@@ -620,3 +620,29 @@ def test_the_mh_inference_seeds_each_document_by_its_words_too():
                                         doc_seeded=True), whole[400:410])
     chained = sampler.infer(part.word_ids, part.doc_ptr, phi, alpha, 5, 5, np.random.default_rng(1))
     assert not np.array_equal(chained, whole[400:410])  # without it: the block's stream, another draw
+
+
+def test_scikit_learn_splits_a_corpus_as_it_splits_a_matrix():
+    """A Corpus has shape and row indexing (corpus[rows], corpus[rows, :]), so cross-validation,
+    train_test_split, grid search and CalibratedClassifierCV take it; its rows are its documents."""
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.model_selection import GridSearchCV, train_test_split
+
+    corpus, _ = make_supervised_corpus(240, 4, words_per_topic=10, random_state=0)
+    y = corpus.single_labels()
+    assert corpus.shape == (240, corpus.n_words)
+    assert corpus[3].n_docs == 1 and np.array_equal(corpus[3].word_ids, corpus.subset([3]).word_ids)
+    assert np.array_equal(corpus[10:20].doc_ptr, corpus.subset(np.arange(10, 20)).doc_ptr)
+    assert corpus[y == 1].n_docs == int(np.sum(y == 1))
+    assert np.array_equal(corpus[[4, 2], ...].word_ids, corpus.subset([4, 2]).word_ids)
+    with pytest.raises(IndexError, match="indexed by documents only"):
+        corpus[:, 3]
+    quick = MedLDAClassifier(4, n_iter=5, sampler="light", random_state=0)
+    scores = cross_val_score(quick, corpus, y, cv=3, error_score="raise")
+    assert scores.shape == (3,) and scores.min() > 0.8
+    train, test, y_train, y_test = train_test_split(corpus, y, test_size=0.25, random_state=0)
+    assert isinstance(train, Corpus) and (train.n_docs, test.n_docs) == (180, 60)
+    search = GridSearchCV(quick, {"n_topics": [3, 4]}, cv=3, error_score="raise").fit(train, y_train)
+    assert search.best_estimator_.vocabulary_ is not None and search.score(test, y_test) > 0.8
+    calibrated = CalibratedClassifierCV(quick, cv=3).fit(train, y_train)
+    assert calibrated.predict_proba(test).shape == (60, 2)

@@ -68,6 +68,27 @@ class Corpus:
     def __len__(self) -> int:
         return self.n_docs
 
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(documents, words), as the count matrix's: with ``__getitem__`` it lets scikit-learn's
+        splitters (cross_val_score, train_test_split, GridSearchCV, CalibratedClassifierCV) take
+        a Corpus as they take a matrix."""
+        return self.n_docs, self.n_words
+
+    def __getitem__(self, docs) -> "Corpus":
+        """The documents at ``docs`` (a slice, indices or a boolean mask; one index: a corpus of
+        that document), as ``subset``: rows, the way scikit-learn indexes X (also ``X[rows, ...]``
+        and ``X[rows, :]``; words cannot be selected)."""
+        if isinstance(docs, tuple):
+            if len(docs) != 2 or not (docs[1] is Ellipsis or docs[1] == slice(None)):
+                raise IndexError("a Corpus is indexed by documents only (corpus[rows] or corpus[rows, :])")
+            docs = docs[0]
+        if isinstance(docs, slice):
+            docs = np.arange(self.n_docs)[docs]
+        elif np.ndim(docs) == 0:
+            docs = [docs]
+        return self.subset(docs)
+
     # -- conversions -------------------------------------------------------------------------
     @classmethod
     def from_sparse(
