@@ -80,3 +80,22 @@ def test_calibrated_classifier_cv_wraps_the_classifier():
     proba = model.fit(X[:200], y[:200]).predict_proba(X[200:])
     assert proba.shape == (100, 2) and np.allclose(proba.sum(axis=1), 1.0)
     assert model.score(X[200:], y[200:]) > 0.8
+
+
+@pytest.mark.parametrize("kind", ["binary", "multiclass", "multilabel"])
+def test_log_probabilities_are_the_logs_of_the_probabilities_and_stay_finite(kind):
+    from medlda.calibration import log_proba_from_omega
+
+    omega, _ = _planted(kind, 1.0, n=300)
+    multilabel = kind == "multilabel"
+    np.testing.assert_allclose(log_proba_from_omega(omega, 1.0, multilabel),
+                               np.log(proba_from_omega(omega, 1.0, multilabel)), rtol=1e-10, atol=1e-12)
+    assert np.all(np.isfinite(log_proba_from_omega(omega, 1e4, multilabel)))
+
+
+def test_predict_log_proba_of_the_classifier():
+    corpus, _ = make_supervised_corpus(300, 4, words_per_topic=10, random_state=0)
+    y = corpus.single_labels()
+    model = MedLDAClassifier(4, loss="logistic", n_iter=5, sampler="light", random_state=0).fit(corpus, y)
+    np.testing.assert_allclose(np.exp(model.predict_log_proba(corpus)), model.predict_proba(corpus))
+    assert not hasattr(MedLDAClassifier(4).fit(corpus, y), "predict_log_proba")

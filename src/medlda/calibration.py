@@ -40,6 +40,17 @@ def proba_from_omega(omega: np.ndarray, scale: float, multilabel: bool) -> np.nd
     return p / p.sum(axis=1, keepdims=True)
 
 
+def log_proba_from_omega(omega: np.ndarray, scale: float, multilabel: bool) -> np.ndarray:
+    """The logarithms of ``proba_from_omega``, computed in log space: finite where the
+    probabilities round to 0 or 1."""
+    omega = np.asarray(omega, dtype=np.float64).reshape(len(omega), -1)
+    if multilabel or omega.shape[1] == 1:
+        log_p = -np.logaddexp(0.0, -scale * omega)
+        return log_p if multilabel else np.column_stack([-np.logaddexp(0.0, scale * omega[:, 0]), log_p[:, 0]])
+    log_p = -np.logaddexp(0.0, -scale * omega)
+    return log_p - np.logaddexp.reduce(log_p, axis=1, keepdims=True)
+
+
 def log_loss(omega: np.ndarray, truth: np.ndarray, scale: float, multilabel: bool) -> float:
     """Mean negative log likelihood of ``truth`` (class codes (D,), or a 0/1 indicator (D, C) for
     multi-label) under ``proba_from_omega``; computed in log space, so finite for any scale."""

@@ -20,7 +20,7 @@ from threadpoolctl import threadpool_limits
 from . import training
 from ._docs import params_doc
 from .blocked_sampler import BLOCK_SIMULATIONS
-from .calibration import calibration_size, fit_proba_scale, proba_from_omega
+from .calibration import calibration_size, fit_proba_scale, log_proba_from_omega, proba_from_omega
 from .checkpoint import RunCheckpoints, chain_arrays, check_run_params
 from .corpus import Corpus, check_count_matrix, count_matrix_shape, is_id_vocabulary
 from .explain import toward_prediction
@@ -681,6 +681,12 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
         ``medlda.calibration``): (D, 2) binary; (D, C) normalized over classes for multi-class;
         (D, C) per-label probabilities for multi-label."""
         return self._proba_from(self.decision_function(X))
+
+    @available_if(_has_proba)
+    def predict_log_proba(self, X) -> np.ndarray:
+        """The logarithms of ``predict_proba``, computed in log space (finite where it rounds to 0)."""
+        omega = self.decision_function(X)
+        return log_proba_from_omega(omega, getattr(self, "proba_scale_", self.c_), self.multilabel_)
 
     def _proba_from(self, omega: np.ndarray) -> np.ndarray:
         # model files from before proba_scale_ was fitted give the loss's own sigmoid(c omega)
