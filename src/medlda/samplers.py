@@ -53,6 +53,13 @@ class ExactGibbs:
         return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs, progress, doc_seeded)
 
 
+def _word_tables(word_totals: np.ndarray, n_topics: int) -> tuple[np.ndarray, np.ndarray]:
+    """Room for the word-proposal tables (a word holds at most min(N_w, K) topics, plus the K
+    entries of the dense part) and the frozen normalizers, for ``HashedCounts``."""
+    size = int(np.minimum(word_totals, n_topics).sum())
+    return new_word_table(size + n_topics), np.empty(n_topics)
+
+
 @dataclass
 class HashedCounts:
     """The collapsed light sampler's topic-word counts in per-word hashes and its word-proposal
@@ -141,8 +148,7 @@ class Light:
             spill = int(spill_bound(totals, n_topics))
             word_meta = new_word_meta(n_words)
             slots, top = hash_from_dense(state.n_wk, spill, word_meta)
-            size = int(np.minimum(totals, n_topics).sum())  # a word holds <= min(N_w, K) topics
-            self._hash = HashedCounts(word_meta, slots, top, spill, new_word_table(size + n_topics), np.empty(n_topics))
+            self._hash = HashedCounts(word_meta, slots, top, spill, *_word_tables(totals, n_topics))
         return self._hash
 
     def chain_arrays(self, state) -> dict[str, np.ndarray]:
@@ -169,9 +175,8 @@ class Light:
         word_meta[:] = arrays["word_meta"]
         slots = new_slots(n_slots, saved.dtype)
         slots[:saved.size] = saved
-        size = int(np.minimum(state.n_wk.sum(axis=1, dtype=np.int64), n_topics).sum())
-        self._hash = HashedCounts(word_meta, slots, np.full(1, top, np.int64), spill, new_word_table(size + n_topics),
-                                  np.empty(n_topics))
+        self._hash = HashedCounts(word_meta, slots, np.full(1, top, np.int64), spill,
+                                  *_word_tables(state.n_wk.sum(axis=1, dtype=np.int64), n_topics))
         self._synced = (state, state.n_k.copy())
 
     def sweep(self, state, eta, kappa, w, rng, phi_wk: np.ndarray | None = None) -> None:
