@@ -227,7 +227,7 @@ class RunCheckpoints:
         if snap.sampler_arrays and hasattr(sampler, "restore_chain_arrays"):
             try:
                 sampler.restore_chain_arrays(state, snap.sampler_arrays)
-            except ValueError as exc:
+            except (ValueError, KeyError) as exc:
                 raise CheckpointError(f"{self.path}: the sampler's arrays in the checkpoint do not fit "
                                       f"({exc})") from None
 
