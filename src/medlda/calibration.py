@@ -28,39 +28,45 @@ def calibration_size(n_docs: int, n_models: int) -> int:
     return min(n_docs, max(CALIBRATION_MIN_DOCS, CALIBRATION_DOCS // max(n_models, 1)))
 
 
+def _as_columns(omega: np.ndarray) -> np.ndarray:
+    """Discriminants as a float (D, T) array (a binary model's (D,) becomes (D, 1))."""
+    return np.asarray(omega, dtype=np.float64).reshape(len(omega), -1)
+
+
+def _class_log_proba(omega: np.ndarray, scale: float) -> np.ndarray:
+    """log sigmoid(scale omega) normalized over the classes (D, C), in log space."""
+    log_p = -np.logaddexp(0.0, -scale * omega)
+    return log_p - np.logaddexp.reduce(log_p, axis=1, keepdims=True)
+
+
 def proba_from_omega(omega: np.ndarray, scale: float, multilabel: bool) -> np.ndarray:
     """Probabilities sigmoid(scale omega): (D, 2) for one task (binary), per label (D, C) for
     multi-label, normalized over the classes (D, C) otherwise (in log space: no ties at 1.0)."""
-    omega = np.asarray(omega, dtype=np.float64).reshape(len(omega), -1)
+    omega = _as_columns(omega)
     if multilabel or omega.shape[1] == 1:
         p = 0.5 * (1.0 + np.tanh(0.5 * scale * omega))
         return p if multilabel else np.column_stack([1.0 - p[:, 0], p[:, 0]])
-    log_p = -np.logaddexp(0.0, -scale * omega)
-    p = np.exp(log_p - log_p.max(axis=1, keepdims=True))
-    return p / p.sum(axis=1, keepdims=True)
+    return np.exp(_class_log_proba(omega, scale))
 
 
 def log_proba_from_omega(omega: np.ndarray, scale: float, multilabel: bool) -> np.ndarray:
     """The logarithms of ``proba_from_omega``, computed in log space: finite where the
     probabilities round to 0 or 1."""
-    omega = np.asarray(omega, dtype=np.float64).reshape(len(omega), -1)
+    omega = _as_columns(omega)
     if multilabel or omega.shape[1] == 1:
         log_p = -np.logaddexp(0.0, -scale * omega)
         return log_p if multilabel else np.column_stack([-np.logaddexp(0.0, scale * omega[:, 0]), log_p[:, 0]])
-    log_p = -np.logaddexp(0.0, -scale * omega)
-    return log_p - np.logaddexp.reduce(log_p, axis=1, keepdims=True)
+    return _class_log_proba(omega, scale)
 
 
 def log_loss(omega: np.ndarray, truth: np.ndarray, scale: float, multilabel: bool) -> float:
     """Mean negative log likelihood of ``truth`` (class codes (D,), or a 0/1 indicator (D, C) for
     multi-label) under ``proba_from_omega``; computed in log space, so finite for any scale."""
-    omega = np.asarray(omega, dtype=np.float64).reshape(len(omega), -1)
+    omega = _as_columns(omega)
     if multilabel or omega.shape[1] == 1:
         sign = 2.0 * np.asarray(truth, dtype=np.float64).reshape(omega.shape) - 1.0
         return float(np.logaddexp(0.0, -sign * scale * omega).sum(axis=1).mean())
-    log_p = -np.logaddexp(0.0, -scale * omega)
-    log_norm = np.logaddexp.reduce(log_p, axis=1)
-    return float(np.mean(log_norm - log_p[np.arange(len(truth)), truth]))
+    return float(-np.mean(_class_log_proba(omega, scale)[np.arange(len(truth)), truth]))
 
 
 def fit_proba_scale(omega: np.ndarray, truth: np.ndarray, multilabel: bool) -> float:

@@ -685,12 +685,14 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _TopicModel):
     @available_if(_has_proba)
     def predict_log_proba(self, X) -> np.ndarray:
         """The logarithms of ``predict_proba``, computed in log space (finite where it rounds to 0)."""
-        omega = self.decision_function(X)
-        return log_proba_from_omega(omega, getattr(self, "proba_scale_", self.c_), self.multilabel_)
+        return log_proba_from_omega(self.decision_function(X), self._proba_scale(), self.multilabel_)
 
     def _proba_from(self, omega: np.ndarray) -> np.ndarray:
-        # model files from before proba_scale_ was fitted give the loss's own sigmoid(c omega)
-        return proba_from_omega(omega, getattr(self, "proba_scale_", self.c_), self.multilabel_)
+        return proba_from_omega(omega, self._proba_scale(), self.multilabel_)
+
+    def _proba_scale(self) -> float:
+        """s of sigmoid(s omega); model files from before it was fitted give the loss's own c."""
+        return getattr(self, "proba_scale_", self.c_)
 
     def class_topics(self, n: int = 3) -> dict:
         """For each class, the ``n`` topics whose eta weighs most toward it (binary: classes_[0]
