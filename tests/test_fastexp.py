@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from medlda.kernels.fastexp import fast_exp, fast_exp_lanes
+from medlda.kernels.fastexp import exp_above, fast_exp, fast_exp_lanes
 
 
 @njit
@@ -47,3 +47,21 @@ def test_fast_exp_is_within_one_ulp_for_almost_every_value():
     ln 2 / 64 rounded in the wrong place puts them tens of ulps off at large |x|)."""
     x = np.random.default_rng(1).uniform(-708.0, 709.0, 100_000)
     assert np.mean(_ulps(_exp_all(fast_exp, x), np.exp(x)) <= 1) > 0.99
+
+
+def test_exp_above_bounds_fast_exp_from_above_and_closely():
+    """The MH steps reject on exp_above without computing the exp: it must never fall below
+    fast_exp (a move would be rejected that the exact comparison accepts), and it stays within
+    the chord bound 1.0615 of it so that it rejects nearly every step the exp would."""
+    rng = np.random.default_rng(2)
+    x = np.concatenate([rng.uniform(-760.0, 760.0, 200_000), rng.uniform(-2.0, 2.0, 100_000),
+                        np.arange(-1100, 1100) * np.log(2.0),  # exact powers of two: f = 0
+                        np.nextafter(np.arange(-1100, 1100) * np.log(2.0), -np.inf),  # f just below 1
+                        [-np.inf, 0.0, 706.9, 707.0, 709.5, np.inf]])
+    above, exact = _exp_all(exp_above, x), _exp_all(fast_exp, x)
+    assert np.all(above >= exact)
+    normal = (x > -690.0) & (x < 700.0)
+    ratio = above[normal] / exact[normal]
+    assert ratio.max() < 1.0616 and ratio.min() >= 1.0
+    assert ratio.max() > 1.06  # the bound is the chord's, not a looser one
+    assert np.isinf(_exp_all(exp_above, np.array([np.nan, 708.0]))).all()

@@ -102,3 +102,19 @@ def fast_exp_lanes(x):
     y = y if x >= _LOW else 0.0
     y = y if x <= _HIGH else np.inf
     return y if x == x else x  # NaN passes through
+
+
+_EXP_ABOVE_MAX = 1020.0  # log2 of the largest power of two ``exp_above`` builds from bits
+_EXP_ABOVE_MIN = -1000.0
+_ABOVE_MARGIN = 1.0 + 1e-9  # covers x * log2(e)'s rounding (< 1e-13 absolute) and fast_exp's two ulps
+
+
+@njit(cache=True, inline="always")
+def exp_above(x):
+    """An upper bound of ``fast_exp(x)`` within 6.2% of it, in a few instructions: with
+    y = x log2(e) = i + f, the float whose bits are (y + 1023) 2^52 is 2^i (1 + f) >= 2^y (the chord
+    of a convex 2^f). inf from x >= 707 and for NaN. An MH step rejects with it, without the exp,
+    whenever its uniform already lies above the bounded ratio."""
+    y = x * _LOG2E
+    e = _float_from_bits(np.int64((min(max(y, _EXP_ABOVE_MIN), _EXP_ABOVE_MAX) + 1023.0) * 4503599627370496.0))
+    return e * _ABOVE_MARGIN if y < _EXP_ABOVE_MAX else np.inf
