@@ -526,6 +526,53 @@ def test_word_proposal_tables_draw_their_frozen_q():
         assert chi_square_pvalue(hist, wrong / wrong.sum()) < FALSE_ALARM
 
 
+
+def test_collapsed_sweep_draws_each_proposal_kind_through_its_row():
+    """The collapsed sweep draws every proposal kind by one code path, from entries written into
+    word_table after the word tables: the doc proposal's rows as the sweep sets them draw k with
+    probability (n_dk + alpha_k) / (N_d + alpha_sum), its own token's topic included, and the exp
+    rows draw the exp table's q."""
+    from numba import njit
+
+    from medlda.kernels.alias import build_alias
+    from medlda.kernels.light import DOC, EXP, ROW, _draw_kind, _put_alias, _put_doc_topic, _set_row
+
+    @njit
+    def draws(n, state, z, alpha, exp_w):
+        n_topics = alpha.size
+        table = np.zeros(2 * (2 * n_topics + z.size))
+        topics = table.view(np.int32)
+        prob, alias, q = np.empty(n_topics), np.empty(n_topics, np.int64), np.empty(n_topics)
+        small, large = np.empty(n_topics, np.int64), np.empty(n_topics, np.int64)
+        build_alias(alpha, prob, alias, q, small, large)
+        _put_alias(table, topics, 0, prob, alias)
+        build_alias(exp_w, prob, alias, q, small, large)
+        _put_alias(table, topics, n_topics, prob, alias)
+        for j in range(z.size):
+            _put_doc_topic(table, topics, 2 * n_topics + j, z[j])
+        rows_f, rows_i = np.zeros(3 * ROW), np.zeros(3 * ROW, np.int64)
+        alpha_sum = alpha.sum()
+        _set_row(rows_f, rows_i, DOC, z.size / (z.size + alpha_sum), z.size + alpha_sum, 2 * n_topics, z.size,
+                 n_topics * (z.size + alpha_sum) / alpha_sum, 0, n_topics)
+        _set_row(rows_f, rows_i, EXP, 2.0, n_topics, n_topics, n_topics, n_topics, n_topics, n_topics)
+        out = np.empty((2, n), np.int64)
+        for i in range(n):
+            state, out[0, i] = _draw_kind(state, rows_f, rows_i, DOC, table, topics)
+            state, out[1, i] = _draw_kind(state, rows_f, rows_i, EXP, table, topics)
+        return out
+
+    z = np.array([3, 0, 3, 3, 1, 0, 3])
+    alpha = np.array([0.4, 1.1, 0.2, 0.5, 0.8])
+    exp_w = np.array([3.0, 0.5, 0.0, 1.5, 0.25])
+    doc_draws, exp_draws = draws(60000, np.uint64(7), z, alpha, exp_w)
+    doc_q = (np.bincount(z, minlength=5) + alpha) / (z.size + alpha.sum())
+    assert chi_square_pvalue(np.bincount(doc_draws, minlength=5), doc_q) > FALSE_ALARM
+    without_alpha = (np.bincount(z, minlength=5) + 1e-3) / (z.size + 5e-3)  # a doc row that ignored alpha
+    assert chi_square_pvalue(np.bincount(doc_draws, minlength=5), without_alpha / without_alpha.sum()) < FALSE_ALARM
+    assert np.bincount(exp_draws, minlength=5)[2] == 0
+    exp_q = np.delete(exp_w / exp_w.sum(), 2)
+    assert chi_square_pvalue(np.delete(np.bincount(exp_draws, minlength=5), 2), exp_q) > FALSE_ALARM
+
 def test_log_space_gamma_and_dirichlet_draws():
     """The kernels' log Gamma draws match scipy's (KS) for small shapes (the rejection sampler of
     shapes below 0.3: beta, the shape of every zero count), shapes below 1 (boosted) and above,

@@ -13,9 +13,10 @@ from .kernels.alias import build_alias_rows
 from .kernels.dirichlet import draw_phi_tables
 from .kernels.eta import coordinate_eta_sweeps
 from .kernels.gibbs import gibbs_sweep
-from .kernels.light import PROPOSAL_MODES, light_infer_doc_topic, light_infer_doc_topic_parallel, sweeps_for, task_kind
+from .kernels.light import (PROPOSAL_MODES, light_infer_doc_topic, light_infer_doc_topic_parallel, proposal_scratch,
+                            sweeps_for, task_kind)
 from .kernels.rng import doc_streams, make_streams, on_stream_chunks, stream_chunks
-from .kernels.word_hash import (META_COLUMNS, compact_and_build, hash_from_dense, new_slots, new_word_meta,
+from .kernels.word_hash import (META_COLUMNS, TABLE_STRIDE, compact_and_build, hash_from_dense, new_slots, new_word_meta,
                                 new_word_table, spill_bound)
 
 SAMPLERS = ("gibbs", "light", "blocked")
@@ -53,11 +54,13 @@ class ExactGibbs:
         return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs, progress, doc_seeded)
 
 
-def _word_tables(word_totals: np.ndarray, n_topics: int) -> tuple[np.ndarray, np.ndarray]:
+def _word_tables(word_totals: np.ndarray, n_topics: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Room for the word-proposal tables (a word holds at most min(N_w, K) topics, plus the K
-    entries of the dense part) and the frozen normalizers, for ``HashedCounts``."""
-    size = int(np.minimum(word_totals, n_topics).sum())
-    return new_word_table(size + n_topics), np.empty(n_topics)
+    entries of the dense part) and for one sweep's doc and exp proposal tables after them (the
+    sweep grows it for more threads), the frozen normalizers, and the word tables' entries, for
+    ``HashedCounts``."""
+    entries = int(np.minimum(word_totals, n_topics).sum()) + n_topics
+    return new_word_table(entries + proposal_scratch(n_topics, 0)), np.empty(n_topics), entries
 
 
 @dataclass
@@ -72,7 +75,15 @@ class HashedCounts:
     spill: int
     word_table: np.ndarray
     inv_frozen: np.ndarray
+    word_entries: int
     spare: np.ndarray | None = None
+
+    def room_for_proposals(self, n_topics: int, max_length: int, n_threads: int) -> None:
+        """Grow ``word_table`` so that each of ``n_threads`` sweep threads has its own scratch
+        region for the doc and exp proposal tables after the word tables (rebuilt every sweep)."""
+        entries = self.word_entries + n_threads * proposal_scratch(n_topics, max_length)
+        if self.word_table.size < TABLE_STRIDE * entries:
+            self.word_table = new_word_table(entries)
 
 
 class Light:
@@ -200,13 +211,14 @@ class Light:
                              phi, prob, alias, mass, eta, kappa, w, state.streams, moved, moved_from)
             return
         h = self._word_hash(state)
+        chunks = stream_chunks(state.doc_ptr, self.n_jobs)  # the parallel sweep also takes the threads' slots
+        h.room_for_proposals(state.n_k.size, int(np.diff(state.doc_ptr).max(initial=0)), chunks.size - 1)
         slots, h.top = compact_and_build(h.word_meta, h.slots, h.spill, state.n_k, state.beta, state.vbeta,
                                          h.word_table, h.inv_frozen, h.spare)
         h.slots, h.spare = slots, h.slots
         args = (state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k, state.alpha, a_prob,
                 a_alias, state.beta, state.vbeta, h.word_meta, h.slots, h.top, h.word_table, h.inv_frozen, eta, kappa,
                 w, state.streams, moved, moved_from)
-        chunks = stream_chunks(state.doc_ptr, self.n_jobs)  # the parallel sweep also takes the threads' slots
         if chunks.size > 2:
             kernels.collapsed_parallel(chunks, *args, self._thread_slots(chunks.size - 1, h.slots))
         else:

@@ -346,21 +346,25 @@ def _put_entries(word_table, table_topics, pos, n, prob, topics, idx):
 
 @njit(cache=True, inline="always")
 def draw_word(state, word_table, table_topics, lo, n_sparse, frac, scale_sparse, dense_lo, n_topics, scale_dense):
-    """Word proposal from one 53-bit uniform u: the word's sparse table when u < frac (its
-    probability), else the dense one (``dense_lo``: its first entry); u rescaled to the part
-    chosen (``scale_sparse`` = n_sparse / frac, ``scale_dense`` = K / (1 - frac)) picks the entry
-    (integer part) and entry vs alias (fraction). One 16-byte entry per draw (``_put_entries``)
-    and no division, so the MH step stays branch-light."""
+    """Word proposal: ``draw_split`` with the word's sparse table as part A (probability
+    ``frac``, ``scale_sparse`` = n_sparse / frac) and the shared dense one as part B (``dense_lo``:
+    its first entry, ``scale_dense`` = K / (1 - frac))."""
+    return draw_split(state, word_table, table_topics, frac, scale_sparse, lo, n_sparse, scale_dense, dense_lo,
+                      n_topics)
+
+
+@njit(cache=True, inline="always")
+def draw_split(state, word_table, table_topics, p_a, scale_a, lo_a, n_a, scale_b, lo_b, n_b):
+    """A draw from a proposal made of two alias tables in ``word_table``'s entries: part A
+    (n_a entries from lo_a) with probability p_a, else part B. One 53-bit uniform u does it all:
+    u rescaled to the part chosen (scale_a = n_a / p_a, scale_b = n_b / (1 - p_a)) picks the
+    entry (integer part) and entry vs alias (fraction). The part is chosen by selects, one 16-byte
+    entry is read (``_put_entries``) and there is no division, so a draw takes no branch on data."""
     state, u = next_uniform(state)
-    if u < frac:
-        y = u * scale_sparse
-        seg = lo
-        n = n_sparse
-    else:
-        y = (u - frac) * scale_dense
-        seg = dense_lo
-        n = n_topics
-    slot = min(np.int64(y), n - 1)
+    in_a = u < p_a
+    y = u * scale_a if in_a else (u - p_a) * scale_b
+    seg = lo_a if in_a else lo_b
+    slot = min(np.int64(y), (n_a if in_a else n_b) - 1)
     e = np.uint64(seg + slot)
     first = np.int64(table_topics[np.uint64(2 * TABLE_STRIDE) * e + np.uint64(2)])
     other = np.int64(table_topics[np.uint64(2 * TABLE_STRIDE) * e + np.uint64(3)])  # read either way: a select
