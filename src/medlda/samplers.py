@@ -16,8 +16,8 @@ from .kernels.gibbs import gibbs_sweep
 from .kernels.light import (PROPOSAL_MODES, light_infer_doc_topic, light_infer_doc_topic_parallel, proposal_scratch,
                             sweeps_for, task_kind)
 from .kernels.rng import doc_streams, make_streams, on_stream_chunks, stream_chunks
-from .kernels.word_hash import (META_COLUMNS, TABLE_STRIDE, compact_and_build, hash_from_dense, new_slots, new_word_meta,
-                                new_word_table, spill_bound)
+from .kernels.word_hash import (META_COLUMNS, TABLE_STRIDE, compact_and_build, hash_from_dense, new_slots,
+                                new_word_meta, new_word_table, spill_bound)
 
 SAMPLERS = ("gibbs", "light", "blocked")
 LIGHT_VARIANTS = ("partial", "collapsed")
