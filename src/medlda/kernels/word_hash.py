@@ -2,8 +2,9 @@
 
 Each word v owns a block of ``cap_v`` slots (a power of two) in one flat integer array of triples
 (topic, current count, frozen count; int16 where every count and topic fits, see ``slot_dtype``),
-found by linear probing from ``topic & (cap_v - 1)``. Every compaction (sweep start) lays the blocks out afresh, each sized by the word's non-zero topics
-(``cap_for``: load at most 1/2, so a probe ends within a cache line or two). A word that gains
+found by linear probing from ``topic & (cap_v - 1)``. Every compaction (sweep start) lays the
+blocks out afresh, each sized by the word's non-zero topics (``cap_for``: load at most 1/2, so a
+probe ends within a cache line or two). A word that gains
 topics mid-sweep past half its block is moved to a block twice the size in the spill area after
 the compact region (``insert_topic``). The spill area is sized for the worst case (``spill_bound``)
 but only touched where used, so the hash that stays in cache is a few MB where direct addressing
