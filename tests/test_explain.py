@@ -166,9 +166,10 @@ def test_cli_predict_explain_regression_and_multilabel(tmp_path, capsys):
         for d in range(read.n_docs):
             shown = result["explanations"][d]
             assert (str(t) in shown) == bool(on[d, t])
-            if on[d, t]:
-                assert [e["topic"] for e in shown[str(t)]] == ids[d].tolist()
-                np.testing.assert_allclose([e["contribution"] for e in shown[str(t)]], values[d])
+            if on[d, t]:  # only topics that push toward the label are its reasons
+                keep = values[d] > 0
+                assert [e["topic"] for e in shown[str(t)]] == ids[d][keep].tolist()
+                np.testing.assert_allclose([e["contribution"] for e in shown[str(t)]], values[d][keep])
     assert main(["predict", "--model", str(tmp_path / "ml.npz"), "--input", str(docs), "--explain", "1",
                  "--out", str(tmp_path / "ml.tsv")]) == 0
     lines = (tmp_path / "ml.tsv").read_text().splitlines()

@@ -91,7 +91,6 @@ def _doc_token(state, start, length, i, alpha_sum):
     return state, FROM_ALPHA
 
 
-
 @njit(cache=True, inline="always")
 def _mh_accept(state, num, den, x, tilted):
     """Whether an MH step accepts the ratio num / den, times e^x when ``tilted`` (a supervised
@@ -197,8 +196,8 @@ def _set_row(rows_f, rows_i, kind, p_a, scale_a, lo_a, n_a, scale_b, lo_b, n_b):
 def _draw_kind(state, rows_f, rows_i, kind, word_table, table_topics):
     """A draw from the proposal of ``kind`` through its row: every kind is two alias tables in
     word_table's entries, so one code path serves all three and a step's random kind costs no
-    branch (three-way on random data, it was mispredicted about four times a token: 0.85-0.95x
-    the time of a sweep once gone)."""
+    branch (three-way on random data, it was mispredicted about four times a token: a sweep takes
+    0.82-0.93x the time without it, docs/performance.md)."""
     r = np.uint64(ROW * (kind - DOC))
     one, two, three = np.uint64(1), np.uint64(2), np.uint64(3)
     return draw_split(state, word_table, table_topics, rows_f[r], rows_f[r + one], rows_i[r], rows_i[r + one],

@@ -4,11 +4,11 @@ Each word v owns a block of ``cap_v`` slots (a power of two) in one flat integer
 (topic, current count, frozen count; int16 where every count and topic fits, see ``slot_dtype``),
 found by linear probing from ``topic & (cap_v - 1)``. Every compaction (sweep start) lays the
 blocks out afresh, each sized by the word's non-zero topics (``cap_for``: load at most 1/2, so a
-probe ends within a cache line or two). A word that gains
-topics mid-sweep past half its block is moved to a block twice the size in the spill area after
-the compact region (``insert_topic``). The spill area is sized for the worst case (``spill_bound``)
-but only touched where used, so the hash that stays in cache is a few MB where direct addressing
-took 37 MB (20 Newsgroups, K = 1000): most of the light sweep's cache misses were in it.
+probe ends within a cache line or two). A word that gains topics mid-sweep past half its block is
+moved to a block twice the size in the spill area after the compact region (``insert_topic``). The
+spill area is sized for the worst case (``spill_bound``) but only touched where used, so the hash
+that stays in cache is a few MB where direct addressing took 37 MB (20 Newsgroups, K = 1000): most
+of the light sweep's cache misses were in it.
 
 The frozen count is the count at the last compaction: the word proposal's table is built from it,
 and the MH ratio reads it back to get the stored q (SPEC §4a).
