@@ -55,12 +55,11 @@ class ExactGibbs:
 
 
 def _word_tables(word_totals: np.ndarray, n_topics: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Room for the word-proposal tables (a word holds at most min(N_w, K) topics, plus the K
-    entries of the dense part) and for one sweep's doc and exp proposal tables after them (the
-    sweep grows it for more threads), the frozen normalizers, and the word tables' entries, for
-    ``HashedCounts``."""
+    """For ``HashedCounts``: an empty word table (each sweep sizes it, ``room_for_proposals``),
+    the frozen normalizers, and the entries the word-proposal tables need (a word holds at most
+    min(N_w, K) topics, plus the K entries of the dense part)."""
     entries = int(np.minimum(word_totals, n_topics).sum()) + n_topics
-    return new_word_table(entries + proposal_scratch(n_topics, 0)), np.empty(n_topics), entries
+    return new_word_table(0), np.empty(n_topics), entries
 
 
 @dataclass
@@ -79,8 +78,9 @@ class HashedCounts:
     spare: np.ndarray | None = None
 
     def room_for_proposals(self, n_topics: int, max_length: int, n_threads: int) -> None:
-        """Grow ``word_table`` so that each of ``n_threads`` sweep threads has its own scratch
-        region for the doc and exp proposal tables after the word tables (rebuilt every sweep)."""
+        """Size ``word_table`` for the word-proposal tables and, after them, a scratch region for
+        the doc and exp proposal tables of each of ``n_threads`` sweep threads (all rebuilt every
+        sweep, so growing it loses nothing); called before each sweep's compaction."""
         entries = self.word_entries + n_threads * proposal_scratch(n_topics, max_length)
         if self.word_table.size < TABLE_STRIDE * entries:
             self.word_table = new_word_table(entries)
