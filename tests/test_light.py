@@ -294,26 +294,60 @@ def test_rao_blackwellized_inference_has_the_posterior_mean_and_less_noise():
     assert rb[:, 0].std() < 0.8 * drawn[:, 0].std()
 
 
+def _counts_of(state, n_words: int, n_topics: int) -> tuple[np.ndarray, np.ndarray]:
+    """(n_dk, n_wk) recomputed from the state's assignments."""
+    doc_of = np.repeat(np.arange(state.doc_ptr.size - 1), np.diff(state.doc_ptr))
+    n_dk = np.zeros((state.doc_ptr.size - 1, n_topics), int)
+    np.add.at(n_dk, (doc_of, state.z), 1)
+    n_wk = np.zeros((n_words, n_topics), int)
+    np.add.at(n_wk, (state.word_ids, state.z), 1)
+    return n_dk, n_wk
+
+
+@pytest.mark.parametrize("n_tasks", [3, 0], ids=["tasks", "lda"])
 @pytest.mark.parametrize("sampler", [ExactGibbs(), Light("partial"), Light("collapsed")],
                          ids=["gibbs", "light-partial", "light-collapsed"])
-def test_counts_stay_consistent_after_sweeps(sampler):
+def test_counts_stay_consistent_after_sweeps(sampler, n_tasks):
     rng = np.random.default_rng(5)
     word_ids = rng.integers(0, 30, size=2000).astype(np.int32)
     doc_ptr = np.arange(0, 2001, 50, dtype=np.int64)
     state = SamplerState.initialize(word_ids, doc_ptr, 30, 7, np.full(7, 0.1), 0.01, rng)
-    eta = rng.normal(size=(3, 7))
-    kappa, w = rng.normal(size=(40, 3)), rng.gamma(1.0, size=(40, 3))
+    eta = rng.normal(size=(n_tasks, 7))
+    kappa, w = rng.normal(size=(40, n_tasks)), rng.gamma(1.0, size=(40, n_tasks))
     before = state.z.copy()
     for _ in range(3):
         sampler.sweep(state, eta, kappa, w, rng)
     assert np.mean(before != state.z) > 0.3  # tokens do move
-    doc_of = np.repeat(np.arange(40), 50)
-    n_dk = np.zeros((40, 7), int)
-    np.add.at(n_dk, (doc_of, state.z), 1)
-    n_wk = np.zeros((30, 7), int)
-    np.add.at(n_wk, (word_ids, state.z), 1)
+    n_dk, n_wk = _counts_of(state, 30, 7)
     assert np.array_equal(n_dk, state.n_dk) and np.array_equal(n_wk, state.n_wk)
     assert np.array_equal(n_wk.sum(0), state.n_k)
+
+
+def test_collapsed_light_leaves_dense_counts_behind_until_they_are_read():
+    """An LDA sweep of collapsed light writes neither dense n_dk nor n_wk (its records and hash
+    hold the counts); reading them brings them up to date, also when another sampler's sweep
+    reads them, and a distributed driver's overwrite of n_wk is not undone by a stale copy."""
+    rng = np.random.default_rng(6)
+    word_ids = rng.integers(0, 40, size=3000).astype(np.int32)
+    doc_ptr = np.arange(0, 3001, 60, dtype=np.int64)
+    state = SamplerState.initialize(word_ids, doc_ptr, 40, 9, np.full(9, 0.1), 0.01, rng)
+    lda = np.zeros((0, 9)), np.zeros((50, 0)), np.zeros((50, 0))
+    light = Light("collapsed")
+    light.sweep(state, *lda, rng)
+    n_dk, n_wk = _counts_of(state, 40, 9)
+    assert state.doc_topic_lags and state.topic_word_source is not None
+    assert not np.array_equal(state.doc_topic, n_dk) and not np.array_equal(state.topic_word, n_wk)
+    ExactGibbs().sweep(state, *lda, rng)  # reads both: they must be current first
+    n_dk, n_wk = _counts_of(state, 40, 9)
+    assert np.array_equal(n_dk, state.n_dk) and np.array_equal(n_wk, state.n_wk)
+    assert np.array_equal(n_wk.sum(0), state.n_k)
+    light.sweep(state, *lda, rng)  # counts changed under it: it reloads its hash
+    n_dk, n_wk = _counts_of(state, 40, 9)
+    assert np.array_equal(n_dk, state.n_dk) and np.array_equal(n_wk, state.n_wk)
+    light.sweep(state, *lda, rng)
+    elsewhere = n_wk + 1
+    state.set_topic_word(elsewhere)
+    assert state.topic_word_source is None and np.array_equal(state.n_wk, elsewhere)
 
 
 def test_hashed_word_counts_survive_many_sweeps_with_probing():

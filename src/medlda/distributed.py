@@ -102,7 +102,7 @@ class ShardWorker:
             self.sampler.sweep(state, eta, kappa, w, self.rng, phi_wk=np.array(phi_or_counts))
         else:  # (n_wk, n_k) of the whole corpus: sweep against this snapshot
             before, before_k = phi_or_counts
-            state.n_wk[:] = before
+            state.set_topic_word(before)
             state.n_k[:] = before_k
             if hasattr(self.sampler, "reset"):
                 self.sampler.reset()

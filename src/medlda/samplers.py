@@ -17,7 +17,7 @@ from .kernels.light import (PROPOSAL_MODES, light_infer_doc_topic, light_infer_d
                             sweeps_for, task_kind)
 from .kernels.rng import doc_streams, make_streams, on_stream_chunks, stream_chunks
 from .kernels.word_hash import (META_COLUMNS, TABLE_STRIDE, compact_and_build, hash_from_dense, new_slots,
-                                new_word_meta, new_word_table, spill_bound)
+                                new_word_meta, new_word_table, spill_bound, to_dense)
 
 SAMPLERS = ("gibbs", "light", "blocked")
 LIGHT_VARIANTS = ("partial", "collapsed")
@@ -84,6 +84,10 @@ class HashedCounts:
         entries = self.word_entries + n_threads * proposal_scratch(n_topics, max_length)
         if self.word_table.size < TABLE_STRIDE * entries:
             self.word_table = new_word_table(entries)
+
+    def write_topic_word(self, n_wk: np.ndarray) -> None:
+        """Dense n_wk (V, K) from the hash's current counts (``SamplerState.topic_word_behind``)."""
+        to_dense(self.word_meta, self.slots, n_wk)
 
 
 class Light:
@@ -216,13 +220,19 @@ class Light:
         slots, h.top = compact_and_build(h.word_meta, h.slots, h.spill, state.n_k, state.beta, state.vbeta,
                                          h.word_table, h.inv_frozen, h.spare)
         h.slots, h.spare = slots, h.slots
-        args = (state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k, state.alpha, a_prob,
-                a_alias, state.beta, state.vbeta, h.word_meta, h.slots, h.top, h.word_table, h.inv_frozen, eta, kappa,
-                w, state.streams, moved, moved_from)
+        # the dense counts are left behind (the hash holds n_kw; LDA's sweep neither reads nor
+        # writes n_dk) and brought up to date when read; with tasks n_dk is read and written
+        lda = eta.shape[0] == 0
+        args = (state.word_ids, state.doc_ptr, state.z, state.doc_topic if lda else state.n_dk, state.topic_word[:0],
+                state.n_k, state.alpha, a_prob, a_alias, state.beta, state.vbeta, h.word_meta, h.slots, h.top,
+                h.word_table, h.inv_frozen, eta, kappa, w, state.streams, moved, moved_from)
         if chunks.size > 2:
             kernels.collapsed_parallel(chunks, *args, self._thread_slots(chunks.size - 1, h.slots))
         else:
             kernels.collapsed(*args)
+        state.topic_word_behind(h)
+        if lda:
+            state.doc_topic_behind()
         self._synced = (state, state.n_k.copy())
 
     def _thread_slots(self, n_threads: int, slots: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 
 from .blocked_sampler import BlockedGibbs
-from .kernels.counts import fill_counts
+from .kernels.counts import fill_counts, fill_doc_topic
 from .kernels.eta import columns_omega, topic_columns_from_counts
 from .kernels.measures import log_joint
 from .kernels.rng import make_streams
@@ -23,17 +23,26 @@ from .samplers import ExactGibbs, Light, make_sampler
 
 @dataclass
 class SamplerState:
-    """Token arrays, assignments and counts of one chain (flat arrays, shared with the kernels)."""
+    """Token arrays, assignments and counts of one chain (flat arrays, shared with the kernels).
+
+    ``n_dk`` and ``n_wk`` are the dense counts as read; a sampler may leave them behind z during
+    its sweeps (``doc_topic_behind``, ``topic_word_behind``) and they are brought up to date on
+    the next read: the collapsed light sampler keeps n_kw in its hash and, for LDA, n_d in its
+    records, and writing both into the dense D x K and V x K arrays made an LDA sweep take
+    1.04-1.12x the time (20 Newsgroups, K = 100 and 1000). ``doc_topic`` and ``topic_word`` are
+    the arrays themselves, for a sampler that writes them or knows they are current."""
 
     word_ids: np.ndarray
     doc_ptr: np.ndarray
     z: np.ndarray
-    n_dk: np.ndarray
-    n_wk: np.ndarray
+    doc_topic: np.ndarray
+    topic_word: np.ndarray
     n_k: np.ndarray
     alpha: np.ndarray
     beta: float
     streams: np.ndarray
+    topic_word_source: object | None = field(default=None, repr=False, compare=False)
+    doc_topic_lags: bool = field(default=False, repr=False, compare=False)
 
     @classmethod
     def initialize(cls, word_ids: np.ndarray, doc_ptr: np.ndarray, n_words: int, n_topics: int,
@@ -48,7 +57,40 @@ class SamplerState:
         return state
 
     def refresh_counts(self) -> None:
-        fill_counts(self.word_ids, self.doc_ptr, self.z, self.n_dk, self.n_wk, self.n_k)
+        """All counts recomputed from z."""
+        fill_counts(self.word_ids, self.doc_ptr, self.z, self.doc_topic, self.topic_word, self.n_k)
+        self.topic_word_source, self.doc_topic_lags = None, False
+
+    @property
+    def n_dk(self) -> np.ndarray:
+        """Doc-topic counts (D, K), refilled from z first if a sweep left them behind."""
+        if self.doc_topic_lags:
+            fill_doc_topic(self.doc_ptr, self.z, self.doc_topic)
+            self.doc_topic_lags = False
+        return self.doc_topic
+
+    @property
+    def n_wk(self) -> np.ndarray:
+        """Topic-word counts (V, K), written first from the sampler's own copy if a sweep left
+        them behind."""
+        if self.topic_word_source is not None:
+            source, self.topic_word_source = self.topic_word_source, None
+            source.write_topic_word(self.topic_word)
+        return self.topic_word
+
+    def set_topic_word(self, counts: np.ndarray) -> None:
+        """n_wk overwritten with ``counts`` (a distributed driver's counts of the whole corpus)."""
+        self.topic_word[:] = counts
+        self.topic_word_source = None
+
+    def doc_topic_behind(self) -> None:
+        """A sweep moved tokens without writing n_dk: refill it from z when next read."""
+        self.doc_topic_lags = True
+
+    def topic_word_behind(self, source) -> None:
+        """A sweep moved tokens without writing n_wk; ``source.write_topic_word(n_wk)`` writes the
+        counts as they are now when n_wk is next read (``source`` must keep them so until then)."""
+        self.topic_word_source = source
 
     @property
     def doc_lengths(self) -> np.ndarray:
@@ -56,7 +98,7 @@ class SamplerState:
 
     @property
     def vbeta(self) -> float:
-        return self.n_wk.shape[0] * self.beta
+        return self.topic_word.shape[0] * self.beta
 
     def zbar(self) -> np.ndarray:
         """Normalized topic counts per document (D, K)."""

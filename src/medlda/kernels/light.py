@@ -150,12 +150,12 @@ def _sweep_scratch(eta, alpha, n_mh):
 @njit(cache=True, inline="always")
 def _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, a, b, p, exact, exp_w, exp_prob, exp_alias, exp_q,
                small, large):
-    """On entering document d: its task terms a, b, p, and the exp table, built from its m_dt of
-    this moment for the collapsed sampler and from m_dt = 0 (p = a, a per-sweep constant) for the
-    exact one."""
+    """On entering document d of a model with tasks: its task terms a, b, p, and the exp table,
+    built from its m_dt of this moment for the collapsed sampler and from m_dt = 0 (p = a, a
+    per-sweep constant) for the exact one. Callers skip it for LDA, whose sweeps then read no
+    row of n_dk (K counts a document: 45 MB a sweep at K = 1000)."""
     doc_task_terms(eta_kt, n_dk, d, kappa, w, length, a, b, p)
-    if eta.shape[0] > 0:
-        _exp_table(eta, b, a if exact else p, exp_w, exp_prob, exp_alias, exp_q, small, large)
+    _exp_table(eta, b, a if exact else p, exp_w, exp_prob, exp_alias, exp_q, small, large)
 
 
 @njit(cache=True, fastmath=FAST)
@@ -293,9 +293,9 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
             continue
         s_idx = d // DOCS_PER_STREAM
         state = streams[s_idx]
-        _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, a, b, p, False, exp_w, exp_prob, exp_alias, rec_exp_q,
-                   small, large)
         if n_tasks > 0:
+            _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, a, b, p, False, exp_w, exp_prob, exp_alias,
+                       rec_exp_q, small, large)
             _put_alias(word_table, table_topics, exp_lo, exp_prob, exp_alias)
         for i in range(start, end):
             _put_doc_topic(word_table, table_topics, doc_lo + i - start, z[i])
@@ -420,7 +420,7 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
                 moved_from[n_moved] = s0
                 n_moved += 1
                 _put_doc_topic(word_table, table_topics, doc_lo + i - start, s)
-        _leave_doc(n_dk, d, rec, z, start, end, moved, moved_from, doc_moved, n_moved)
+        _leave_doc(n_dk, d, rec, z, start, end, moved, moved_from, doc_moved, n_moved, n_tasks > 0)
         streams[s_idx] = state
     for k in range(n_topics):
         n_k[k] = np.int64(rec[np.uint64(R * k) + R_N_K])
@@ -428,14 +428,17 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
 
 
 @njit(cache=True, inline="always")
-def _leave_doc(n_dk, d, rec, z, start, end, moved, moved_from, first_move, end_move):
-    """Write document d's counts back from the records' n_d into its row of n_dk (only the
-    topics a logged move changed) and clear them for the next document: O(N_d)."""
-    for e in range(first_move, end_move):
-        old = moved_from[e]
-        new = z[moved[e]]
-        n_dk[d, old] = np.int64(rec[np.uint64(R * old) + R_N_D])
-        n_dk[d, new] = np.int64(rec[np.uint64(R * new) + R_N_D])
+def _leave_doc(n_dk, d, rec, z, start, end, moved, moved_from, first_move, end_move, write_back):
+    """Clear the records' n_d for the next document and, when ``write_back``, first write
+    document d's counts from them into its row of n_dk (only the topics a logged move changed):
+    O(N_d). LDA does not (its sweep never reads n_dk; ``Light.sweep`` has them refilled from z
+    when read): at K = 1000 the scattered writes into the D x K rows evict the hash's lines."""
+    if write_back:
+        for e in range(first_move, end_move):
+            old = moved_from[e]
+            new = z[moved[e]]
+            n_dk[d, old] = np.int64(rec[np.uint64(R * old) + R_N_D])
+            n_dk[d, new] = np.int64(rec[np.uint64(R * new) + R_N_D])
     for i in range(start, end):
         rec[np.uint64(R * z[i]) + R_N_D] = 0.0
 
@@ -464,8 +467,9 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
             continue
         s_idx = d // DOCS_PER_STREAM
         state = streams[s_idx]
-        _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, a, b, p, True, exp_w, exp_prob, exp_alias, exp_q,
-                   small, large)
+        if n_tasks > 0:
+            _enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, a, b, p, True, exp_w, exp_prob, exp_alias, exp_q,
+                       small, large)
         inv_doc = 1.0 / (length + alpha_sum)
         for i in range(start, end):
             if i + 1 < end_all:  # the next token's phi entry
@@ -546,16 +550,20 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
 
 @njit(cache=True)
 def apply_moves(word_ids, z, moved, moved_from, lo, n, n_wk, n_k, word_meta, slots, top):
-    """Apply logged topic changes moved[lo:lo + n] to dense n_wk and n_k and, when ``slots`` is
-    non-empty, to the hashed counts. One pass of independent scattered writes: their cache misses
-    overlap, which the token loop's would not (V x K is 126 MB at K = 1000)."""
+    """Apply logged topic changes moved[lo:lo + n] to n_k, to dense n_wk unless it has no rows
+    (the collapsed sweeps leave it to ``Light.sweep``, which refills it from the hash when read)
+    and, when ``slots`` is non-empty, to the hashed counts. One pass of independent scattered
+    writes: their cache misses overlap, which the token loop's would not (V x K is 126 MB at
+    K = 1000)."""
+    dense = n_wk.shape[0] > 0
     for e in range(lo, lo + n):
         i = moved[e]
         v = word_ids[i]
         old = moved_from[e]
         new = z[i]
-        n_wk[v, old] -= 1
-        n_wk[v, new] += 1
+        if dense:
+            n_wk[v, old] -= 1
+            n_wk[v, new] += 1
         n_k[old] -= 1
         n_k[new] += 1
         if slots.size > 0:
@@ -595,7 +603,8 @@ def sweeps_for(mode: int, tasks: int, n_mh: int) -> Sweeps:
         Target per token: (n_dk^- + alpha_k) (n_kw^- + beta) / (n_k^- + Vbeta) exp(G_d(k)). The
         topic-word counts live in the per-word hash (``word_meta``, ``slots``, ``top``, see
         ``word_hash``); dense ``n_wk`` (V, K) catches up after the sweep from the log of changed
-        tokens (``moved``, ``moved_from``, (N,) scratch). The word proposal is the table
+        tokens (``moved``, ``moved_from``, (N,) scratch) unless it is passed with no rows, and
+        ``n_dk`` is written only with tasks (``_leave_doc``). The word proposal is the table
         ``compact_and_build`` made at sweep start; its q is read back from the frozen counts:
         q_v(k) proportional to (frozen n_kv + beta) * inv_frozen[k].
         """
