@@ -431,7 +431,7 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
 def _leave_doc(n_dk, d, rec, z, start, end, moved, moved_from, first_move, end_move, write_back):
     """Clear the records' n_d for the next document and, when ``write_back``, first write
     document d's counts from them into its row of n_dk (only the topics a logged move changed):
-    O(N_d). LDA does not (its sweep never reads n_dk; ``Light.sweep`` has them refilled from z
+    O(N_d). LDA does not (its sweep never reads n_dk; ``SamplerState.n_dk`` refills it from z
     when read): at K = 1000 the scattered writes into the D x K rows evict the hash's lines."""
     if write_back:
         for e in range(first_move, end_move):
@@ -551,7 +551,7 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
 @njit(cache=True)
 def apply_moves(word_ids, z, moved, moved_from, lo, n, n_wk, n_k, word_meta, slots, top):
     """Apply logged topic changes moved[lo:lo + n] to n_k, to dense n_wk unless it has no rows
-    (the collapsed sweeps leave it to ``Light.sweep``, which refills it from the hash when read)
+    (the collapsed sweeps leave it behind; ``SamplerState.n_wk`` writes it from the hash when read)
     and, when ``slots`` is non-empty, to the hashed counts. One pass of independent scattered
     writes: their cache misses overlap, which the token loop's would not (V x K is 126 MB at
     K = 1000)."""
