@@ -223,9 +223,9 @@ class Light:
         # the dense counts are left behind (the hash holds n_kw; LDA's sweep neither reads nor
         # writes n_dk) and brought up to date when read; with tasks n_dk is read and written
         lda = eta.shape[0] == 0
-        args = (state.word_ids, state.doc_ptr, state.z, state.doc_topic if lda else state.n_dk, state.topic_word[:0],
-                state.n_k, state.alpha, a_prob, a_alias, state.beta, state.vbeta, h.word_meta, h.slots, h.top,
-                h.word_table, h.inv_frozen, eta, kappa, w, state.streams, moved, moved_from)
+        args = (state.word_ids, state.doc_ptr, state.z, state.doc_topic if lda else state.n_dk, state.n_k,
+                state.alpha, a_prob, a_alias, state.beta, state.vbeta, h.word_meta, h.slots, h.top, h.word_table,
+                h.inv_frozen, eta, kappa, w, state.streams, moved, moved_from)
         if chunks.size > 2:
             kernels.collapsed_parallel(chunks, *args, self._thread_slots(chunks.size - 1, h.slots))
         else:

@@ -551,7 +551,7 @@ def _exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_p
 @njit(cache=True)
 def apply_moves(word_ids, z, moved, moved_from, lo, n, n_wk, n_k, word_meta, slots, top):
     """Apply logged topic changes moved[lo:lo + n] to n_k, to dense n_wk unless it has no rows
-    (the collapsed sweeps leave it behind; ``SamplerState.n_wk`` writes it from the hash when read)
+    (the collapsed sweeps keep none: ``SamplerState.n_wk`` writes it from the hash when read)
     and, when ``slots`` is non-empty, to the hashed counts. One pass of independent scattered
     writes: their cache misses overlap, which the token loop's would not (V x K is 126 MB at
     K = 1000)."""
@@ -595,27 +595,25 @@ def sweeps_for(mode: int, tasks: int, n_mh: int) -> Sweeps:
     re-dispatches from Python in about 3 ms a call)."""
 
     @njit(cache=True)
-    def light_sweep_collapsed(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob, alpha_alias, beta,
+    def light_sweep_collapsed(word_ids, doc_ptr, z, n_dk, n_k, alpha, alpha_prob, alpha_alias, beta,
                               vbeta, word_meta, slots, top, word_table, inv_frozen, eta, kappa, w, streams,
                               moved, moved_from):
         """One MH sweep of the collapsed light sampler; z, counts and streams updated in place.
 
         Target per token: (n_dk^- + alpha_k) (n_kw^- + beta) / (n_k^- + Vbeta) exp(G_d(k)). The
         topic-word counts live in the per-word hash (``word_meta``, ``slots``, ``top``, see
-        ``word_hash``); dense ``n_wk`` (V, K) catches up after the sweep from the log of changed
-        tokens (``moved``, ``moved_from``, (N,) scratch) unless it is passed with no rows, and
-        ``n_dk`` is written only with tasks (``_leave_doc``). The word proposal is the table
-        ``compact_and_build`` made at sweep start; its q is read back from the frozen counts:
-        q_v(k) proportional to (frozen n_kv + beta) * inv_frozen[k].
+        ``word_hash``) and no dense n_wk is kept (``SamplerState.n_wk`` writes it from the hash when
+        read); n_k is the records' count at the sweep's end, and ``n_dk`` is written only with tasks
+        (``_leave_doc``, from the log of changed tokens ``moved``, ``moved_from``, (N,) scratch).
+        The word proposal is the table ``compact_and_build`` made at sweep start; its q is read back
+        from the frozen counts: q_v(k) proportional to (frozen n_kv + beta) * inv_frozen[k].
         """
-        n_counted = n_k.copy()
-        n_moved = _collapsed_blocks(0, streams.size, word_ids, doc_ptr, z, n_dk, n_counted, alpha, alpha_prob,
-                                    alpha_alias, beta, vbeta, word_meta, slots, top, word_table, inv_frozen, eta,
-                                    kappa, w, mode, tasks, n_mh, streams, moved, moved_from, 0)
-        apply_moves(word_ids, z, moved, moved_from, 0, n_moved, n_wk, n_k, word_meta, slots[:0], top)
+        _collapsed_blocks(0, streams.size, word_ids, doc_ptr, z, n_dk, n_k, alpha, alpha_prob, alpha_alias, beta,
+                          vbeta, word_meta, slots, top, word_table, inv_frozen, eta, kappa, w, mode, tasks, n_mh,
+                          streams, moved, moved_from, 0)
 
     @njit(cache=True, parallel=True)
-    def light_sweep_collapsed_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, alpha_prob,
+    def light_sweep_collapsed_parallel(chunks, word_ids, doc_ptr, z, n_dk, n_k, alpha, alpha_prob,
                                        alpha_alias, beta, vbeta, word_meta, slots, top, word_table, inv_frozen,
                                        eta, kappa, w, streams, moved, moved_from, thread_slots):
         """``light_sweep_collapsed`` with the stream blocks split at ``chunks`` (C + 1,) across
@@ -625,6 +623,7 @@ def sweeps_for(mode: int, tasks: int, n_mh: int) -> Sweeps:
         serial sweep. ``thread_slots`` (>= C, >= slots.size): room for the threads' copies of the
         slots."""
         n_chunks = chunks.size - 1
+        no_dense = np.zeros((0, n_k.size), np.int32)  # the merge moves n_k and the hash only
         counts = np.empty(n_chunks, np.int64)
         used = 3 * top[0]
         for c in prange(n_chunks):
@@ -641,7 +640,7 @@ def sweeps_for(mode: int, tasks: int, n_mh: int) -> Sweeps:
                                           moved, moved_from, c)
         for c in range(n_chunks):
             move_start = block_docs(chunks[c], chunks[c + 1], doc_ptr)[2]
-            apply_moves(word_ids, z, moved, moved_from, move_start, counts[c], n_wk, n_k, word_meta,
+            apply_moves(word_ids, z, moved, moved_from, move_start, counts[c], no_dense, n_k, word_meta,
                         slots if n_chunks > 1 else slots[:0], top)
 
     @njit(cache=True)
