@@ -607,6 +607,53 @@ def test_collapsed_sweep_draws_each_proposal_kind_through_its_row():
     exp_q = np.delete(exp_w / exp_w.sum(), 2)
     assert chi_square_pvalue(np.delete(np.bincount(exp_draws, minlength=5), 2), exp_q) > FALSE_ALARM
 
+
+@pytest.mark.parametrize("form", ["rejection", "vose"])
+def test_exp_table_draws_its_q_in_either_form(form):
+    """The exp table of a flat exp(G_d) for few draws is a rejection table (every alias
+    ``REJECT``), of a peaked one for many draws Vose's; both store q = exp(G_d) / Z and draw it,
+    by ``draw_alias`` (the exact sweep) and through word_table entries (the collapsed sweep), each
+    rejected try drawn again. (A rejected try taken as its entry's topic would draw the uniform:
+    the test tells the two apart.)"""
+    from numba import njit
+
+    from medlda.kernels.alias import draw_alias
+    from medlda.kernels.light import EXP, REJECT, ROW, _draw_kind, _put_alias, _set_row, exp_table
+
+    @njit
+    def draws(n, state, eta, b, p, n_draws):
+        n_topics = eta.shape[1]
+        exp_w, prob, q = np.empty(n_topics), np.empty(n_topics), np.empty(n_topics)
+        alias, small, large = np.empty(n_topics, np.int64), np.empty(n_topics, np.int64), np.empty(n_topics, np.int64)
+        exp_table(eta, b, p, exp_w, prob, alias, q, small, large, n_draws)
+        table = np.zeros(2 * n_topics)
+        topics = table.view(np.int32)
+        _put_alias(table, topics, 0, prob, alias)
+        rows_f, rows_i = np.zeros(3 * ROW), np.zeros(3 * ROW, np.int64)
+        _set_row(rows_f, rows_i, EXP, 2.0, n_topics, 0, n_topics, n_topics, 0, n_topics)
+        out = np.empty((2, n), np.int64)
+        for i in range(n):
+            state, k = draw_alias(state, prob, alias)
+            while k < 0:
+                state, k = draw_alias(state, prob, alias)
+            out[0, i] = k
+            state, k = _draw_kind(state, rows_f, rows_i, EXP, table, topics)
+            while k < 0:
+                state, k = _draw_kind(state, rows_f, rows_i, EXP, table, topics)
+            out[1, i] = k
+        return out, q, alias
+
+    flat = form == "rejection"
+    eta = np.array([[0.1, -0.2, 0.3, 0.0, 0.2, -0.1]]) if flat else np.array([[4.0, -3.0, 2.0, 0.0, 5.0, -1.0]])
+    b, p = (np.array([0.5]), np.array([1.0])) if flat else (np.array([0.1]), np.array([2.0]))
+    out, q, alias = draws(60000, np.uint64(11), eta, b, p, 10.0 if flat else 100.0)
+    g = eta[0] * (p[0] - b[0] * eta[0])
+    assert np.allclose(q, np.exp(g - g.max()) / np.exp(g - g.max()).sum(), rtol=1e-5, atol=0)
+    assert np.all(alias == REJECT) if flat else np.all(alias >= 0)
+    for route in out:
+        assert chi_square_pvalue(np.bincount(route, minlength=6), q) > FALSE_ALARM
+        assert chi_square_pvalue(np.bincount(route, minlength=6), np.full(6, 1 / 6)) < FALSE_ALARM
+
 def test_log_space_gamma_and_dirichlet_draws():
     """The kernels' log Gamma draws match scipy's (KS) for small shapes (the rejection sampler of
     shapes below 0.3: beta, the shape of every zero count), shapes below 1 (boosted) and above,
