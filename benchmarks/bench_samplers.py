@@ -12,14 +12,17 @@ and the ratios of interest measured in this one run.
 
     python benchmarks/bench_samplers.py > bench.json          # everything (about 15 minutes)
     python benchmarks/bench_samplers.py --ks 20,100,400 --iters 20 --lda-iters 10 --skip-sensitivity
+    python benchmarks/bench_samplers.py --ks 100,1000 --skip-binary --skip-sensitivity --repeats 5
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 
 from medlda import LDA, MedLDAClassifier
@@ -48,27 +51,31 @@ def _binary_run(data, k: int, n_iter: int, seed: int, options: dict) -> dict:
             "train_accuracy": model.train_accuracy_}
 
 
-def supervised_runs(data, ks: list[int], n_iter: int, seed: int, samplers: list[str]) -> list[dict]:
+def supervised_runs(data, ks: list[int], n_iter: int, seed: int, samplers: list[str], repeats: int = 1) -> list[dict]:
     rows = []
-    for k in ks:
-        for name in samplers:
-            run = _binary_run(data, k, n_iter, seed, SAMPLERS[name])
-            rows.append(_row("binary", name, k, n_iter, run.pop("stats"), **run))
-            print(json.dumps(rows[-1]), file=sys.stderr)
+    for repeat in range(repeats):
+        for k in ks:
+            for name in samplers:
+                run = _binary_run(data, k, n_iter, seed, SAMPLERS[name])
+                rows.append(_row("binary", name, k, n_iter, run.pop("stats"), repeat=repeat, **run))
+                print(json.dumps(rows[-1]), file=sys.stderr)
     return rows
 
 
-def unsupervised_runs(archive: Path, ks: list[int], n_iter: int, seed: int, samplers: list[str]) -> list[dict]:
+def unsupervised_runs(archive: Path, ks: list[int], n_iter: int, seed: int, samplers: list[str],
+                      repeats: int = 1) -> list[dict]:
     train = read_corpus(archive, subset="train")
     rows = []
-    for k in ks:
-        for name in samplers:
-            model = LDA(k, n_iter=n_iter, random_state=seed, trace=True, **SAMPLERS[name]).fit(train)
-            climb = [[round(t["seconds"], 3), t["log_joint"]] for t in model.trace_]
-            rows.append(_row("lda-full", name, k, n_iter, model.fit_stats_, log_joint=model.log_joint_,
-                             tokens_per_second_second_half=_second_half_rate(model.trace_, train.n_tokens),
-                             seconds_log_joint=climb))
-            print(json.dumps({k: v for k, v in rows[-1].items() if k != "seconds_log_joint"}), file=sys.stderr)
+    for repeat in range(repeats):
+        for k in ks:
+            for name in samplers:
+                model = LDA(k, n_iter=n_iter, random_state=seed, trace=True, **SAMPLERS[name]).fit(train)
+                climb = [[round(t["seconds"], 3), t["log_joint"]] for t in model.trace_]
+                rows.append(_row("lda-full", name, k, n_iter, model.fit_stats_, repeat=repeat,
+                                 log_joint=model.log_joint_,
+                                 tokens_per_second_second_half=_second_half_rate(model.trace_, train.n_tokens),
+                                 seconds_log_joint=climb))
+                print(json.dumps({k: v for k, v in rows[-1].items() if k != "seconds_log_joint"}), file=sys.stderr)
     return rows
 
 
@@ -99,23 +106,32 @@ def _row(task: str, sampler: str, k: int, n_iter: int, stats: dict, **extra) -> 
 
 
 def ratios(rows: list[dict]) -> dict:
-    """Speed-ups of light over gibbs at each K, and light's cost growth with K (same run)."""
+    """Speed-ups of light over gibbs at each K, and light's cost growth with K (same run): ratios
+    of the medians of seconds per iteration over the repeated fits, and with ``--repeats`` above 1
+    each repeat's own ratios beside them (key + "/each_repeat"), to show the spread."""
     out = {}
     for task in sorted({r["task"] for r in rows}):
-        table = {(r["sampler"], r["n_topics"]): r for r in rows if r["task"] == task}
+        table = defaultdict(list)  # (sampler, K): seconds per iteration of each repeat, in order
+        for r in rows:
+            if r["task"] == task:
+                table[(r["sampler"], r["n_topics"])].append(r["seconds_per_iter"])
+
+        def put(key: str, num: tuple, den: tuple) -> None:
+            out[key] = statistics.median(table[num]) / statistics.median(table[den])
+            if len(table[num]) > 1 and len(table[num]) == len(table[den]):
+                out[key + "/each_repeat"] = [a / b for a, b in zip(table[num], table[den])]
+
         ks = sorted({k for _, k in table})
         for name in ("light-partial", "light-collapsed"):
             mine = [k for k in ks if (name, k) in table]
             for k in mine:
-                if ("gibbs", k) in table and (name, k) in table:
-                    out[f"{task}/{name}/speedup_vs_gibbs/K={k}"] = (
-                        table[("gibbs", k)]["seconds_per_iter"] / table[(name, k)]["seconds_per_iter"])
+                if ("gibbs", k) in table:
+                    put(f"{task}/{name}/speedup_vs_gibbs/K={k}", ("gibbs", k), (name, k))
             pairs = [(1000, 100)] if (name, 1000) in table and (name, 100) in table else []
             if len(mine) > 1:
                 pairs.append((mine[-1], mine[0]))
             for high, low in dict.fromkeys(pairs):
-                out[f"{task}/{name}/seconds_ratio_K={high}_vs_K={low}"] = (
-                    table[(name, high)]["seconds_per_iter"] / table[(name, low)]["seconds_per_iter"])
+                put(f"{task}/{name}/seconds_ratio_K={high}_vs_K={low}", (name, high), (name, low))
     return out
 
 
@@ -126,6 +142,9 @@ def main() -> None:
     p.add_argument("--iters", type=int, default=50, help="iterations of the supervised runs")
     p.add_argument("--lda-iters", type=int, default=30, help="iterations of the unsupervised runs")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--repeats", type=int, default=1,
+                   help="fits of every binary and LDA configuration, interleaved (every K and sampler once, then "
+                        "again), so that the machine's drift falls on all alike; ratios use the medians")
     p.add_argument("--samplers", default=",".join(SAMPLERS), help="subset of " + ",".join(SAMPLERS))
     p.add_argument("--skip-binary", action="store_true")
     p.add_argument("--skip-lda", action="store_true")
@@ -144,9 +163,9 @@ def main() -> None:
         sys.exit(f"unknown samplers {sorted(unknown)}; choose from {list(SAMPLERS)}")
     compile_seconds = warm_up()
     data = binary_task(args.data)
-    rows = [] if args.skip_binary else supervised_runs(data, ks, args.iters, args.seed, samplers)
+    rows = [] if args.skip_binary else supervised_runs(data, ks, args.iters, args.seed, samplers, args.repeats)
     if not args.skip_lda:
-        rows += unsupervised_runs(args.data, ks, args.lda_iters, args.seed, samplers)
+        rows += unsupervised_runs(args.data, ks, args.lda_iters, args.seed, samplers, args.repeats)
     if not args.skip_sensitivity:
         rows += sensitivity_runs(data, args.sensitivity_k, args.iters, args.seed, args.sensitivity_variant)
     print(json.dumps({"compile_seconds": compile_seconds, "phi_every": args.phi_every, "runs": rows,
