@@ -487,7 +487,7 @@ def test_word_hash_slots_are_int16_only_where_every_count_and_topic_fits():
         to_dense(word_meta, slots, dense)
         assert np.array_equal(dense, n_wk)
         slots, _ = compact_and_build(word_meta, slots, 4, n_wk.sum(0).astype(np.int64), 0.1, 0.2,
-                                     new_word_table(3 + n_topics), np.empty(n_topics))
+                                     new_word_table(3 + n_topics, n_topics), np.empty(n_topics))
         assert slots.dtype == dtype
         to_dense(word_meta, slots, dense)
         assert np.array_equal(dense, n_wk)
@@ -509,7 +509,7 @@ def test_compaction_lays_out_into_the_spare_slots_when_they_fit():
         word_meta = new_word_meta(30)
         slots, _ = hash_from_dense(n_wk, spill, word_meta)
         assert slots.dtype == np.int16
-        word_table = new_word_table(int(np.minimum(n_wk.sum(1), 16).sum()) + 16)
+        word_table = new_word_table(int(np.minimum(n_wk.sum(1), 16).sum()) + 16, 16)
         new, top = compact_and_build(word_meta, slots, spill, n_k, 0.1, 1.6, word_table, np.empty(16), spare)
         fits = spare is not None and spare.size == 30000 and spare.dtype == slots.dtype
         assert new is not slots and (new is spare) == fits and new.dtype == slots.dtype
@@ -526,11 +526,14 @@ def test_compaction_lays_out_into_the_spare_slots_when_they_fit():
         assert np.array_equal(table.view(np.int64), results[0][2].view(np.int64))
 
 
-def test_word_proposal_tables_draw_their_frozen_q():
+@pytest.mark.parametrize("wide", [False, True], ids=["8-byte", "16-byte"])
+def test_word_proposal_tables_draw_their_frozen_q(wide):
     """compact_and_build's sparse + dense tables draw k with probability proportional to
-    (n_kv + beta) / (n_k + V beta): the q the collapsed MH ratio reads back."""
-    from medlda.kernels.word_hash import (FRAC, SCALE_DENSE, SCALE_SPARSE, SP_LO, SP_N, compact_and_build, draw_word,
-                                          hash_from_dense, new_word_meta, new_word_table)
+    (n_kv + beta) / (n_k + V beta): the q the collapsed MH ratio reads back, in 8-byte entries
+    (float32 probabilities, up to NARROW_TOPICS topics) and in the 16-byte ones of more topics."""
+    from medlda.kernels.word_hash import (FRAC, NARROW_TOPICS, SCALE_DENSE, SCALE_SPARSE, SP_LO, SP_N,
+                                          compact_and_build, draw_word, hash_from_dense, new_word_meta,
+                                          new_word_table, topic_view)
     from numba import njit
 
     @njit
@@ -538,7 +541,7 @@ def test_word_proposal_tables_draw_their_frozen_q():
         out = np.empty(n, np.int64)
         dense_lo = word_meta[-1, SP_LO] + word_meta[-1, SP_N]
         for i in range(n):
-            state, out[i] = draw_word(state, word_table, word_table.view(np.int32), word_meta[v, SP_LO],
+            state, out[i] = draw_word(state, word_table, topic_view(word_table), word_meta[v, SP_LO],
                                       word_meta[v, SP_N], meta_f[v, FRAC], meta_f[v, SCALE_SPARSE], dense_lo, 6,
                                       meta_f[v, SCALE_DENSE])
         return out
@@ -548,7 +551,8 @@ def test_word_proposal_tables_draw_their_frozen_q():
     beta, vbeta = 0.5, 1.5
     word_meta = new_word_meta(3)
     slots, _ = hash_from_dense(n_wk, 0, word_meta)
-    word_table = new_word_table(18 + 6)
+    word_table = new_word_table(18 + 6, NARROW_TOPICS + 1 if wide else 6)
+    assert word_table.dtype == (np.float64 if wide else np.float32)
     compact_and_build(word_meta, slots, 0, n_k, beta, vbeta, word_table, np.empty(6))
     meta_f = word_meta.view(np.float64)
     assert meta_f[2, FRAC] == 0.0  # a word with no tokens draws from the dense part only
@@ -570,12 +574,13 @@ def test_collapsed_sweep_draws_each_proposal_kind_through_its_row():
 
     from medlda.kernels.alias import build_alias
     from medlda.kernels.light import DOC, EXP, ROW, _draw_kind, _put_alias, _put_doc_topic, _set_row
+    from medlda.kernels.word_hash import topic_view
 
     @njit
     def draws(n, state, z, alpha, exp_w):
         n_topics = alpha.size
-        table = np.zeros(2 * (2 * n_topics + z.size))
-        topics = table.view(np.int32)
+        table = np.zeros(2 * (2 * n_topics + z.size), np.float32)  # 8-byte entries, as the sweeps use
+        topics = topic_view(table)
         prob, alias, q = np.empty(n_topics), np.empty(n_topics, np.int64), np.empty(n_topics)
         small, large = np.empty(n_topics, np.int64), np.empty(n_topics, np.int64)
         build_alias(alpha, prob, alias, q, small, large)
@@ -619,6 +624,7 @@ def test_exp_table_draws_its_q_in_either_form(form):
 
     from medlda.kernels.alias import draw_alias
     from medlda.kernels.light import EXP, REJECT, ROW, _draw_kind, _put_alias, _set_row, exp_table
+    from medlda.kernels.word_hash import topic_view
 
     @njit
     def draws(n, state, eta, b, p, n_draws):
@@ -626,8 +632,8 @@ def test_exp_table_draws_its_q_in_either_form(form):
         exp_w, prob, q = np.empty(n_topics), np.empty(n_topics), np.empty(n_topics)
         alias, small, large = np.empty(n_topics, np.int64), np.empty(n_topics, np.int64), np.empty(n_topics, np.int64)
         exp_table(eta, b, p, exp_w, prob, alias, q, small, large, n_draws)
-        table = np.zeros(2 * n_topics)
-        topics = table.view(np.int32)
+        table = np.zeros(2 * n_topics, np.float32)
+        topics = topic_view(table)
         _put_alias(table, topics, 0, prob, alias)
         rows_f, rows_i = np.zeros(3 * ROW), np.zeros(3 * ROW, np.int64)
         _set_row(rows_f, rows_i, EXP, 2.0, n_topics, 0, n_topics, n_topics, 0, n_topics)

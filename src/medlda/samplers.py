@@ -59,7 +59,7 @@ def _word_tables(word_totals: np.ndarray, n_topics: int) -> tuple[np.ndarray, np
     the frozen normalizers, and the entries the word-proposal tables need (a word holds at most
     min(N_w, K) topics, plus the K entries of the dense part)."""
     entries = int(np.minimum(word_totals, n_topics).sum()) + n_topics
-    return new_word_table(0), np.empty(n_topics), entries
+    return new_word_table(0, n_topics), np.empty(n_topics), entries
 
 
 @dataclass
@@ -83,7 +83,7 @@ class HashedCounts:
         sweep, so growing it loses nothing); called before each sweep's compaction."""
         entries = self.word_entries + n_threads * proposal_scratch(n_topics, max_length)
         if self.word_table.size < TABLE_STRIDE * entries:
-            self.word_table = new_word_table(entries)
+            self.word_table = new_word_table(entries, n_topics)
 
     def write_topic_word(self, n_wk: np.ndarray) -> None:
         """Dense n_wk (V, K) from the hash's current counts (``SamplerState.topic_word_behind``)."""

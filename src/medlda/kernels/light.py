@@ -23,7 +23,7 @@ from .fastexp import exp_above, fast_exp, fast_exp_lanes
 from .prefetch import prefetch
 from .rng import DOCS_PER_STREAM, block_docs, doc_state, next_below, next_uniform
 from .word_hash import (BASE, CUR, FRAC, FROZEN, MASK, META_COLUMNS, SCALE_DENSE, SCALE_SPARSE, SP_LO, SP_N,
-                        TABLE_STRIDE, draw_split, find_slot, insert_topic)
+                        TABLE_STRIDE, draw_split, find_slot, insert_topic, topic_view)
 
 MIXTURE, CYCLE, DOC, WORD, EXP, SCAN = 0, 1, 2, 3, 4, 5
 PROPOSAL_MODES = {"mixture": MIXTURE, "scan": SCAN, "cycle": CYCLE, "doc": DOC, "word": WORD, "exp": EXP}
@@ -294,7 +294,7 @@ def _collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha
     last = word_meta.shape[0] - 1
     dense_lo = word_meta[last, SP_LO] + word_meta[last, SP_N]
     meta_f = word_meta.view(np.float64)
-    table_topics = word_table.view(np.int32)
+    table_topics = topic_view(word_table)
     first_doc, last_doc, move_start = block_docs(block_lo, block_hi, doc_ptr)
     n_moved = move_start
     dense_per_topic = 0.0  # the word proposal's dense mass / K: its normalizer is scale_dense times this
