@@ -40,7 +40,7 @@ def new_word_table(n_entries: int, n_topics: int) -> np.ndarray:
     """Room for ``n_entries`` proposal alias entries (``compact_and_build``): 8 bytes each (a
     float32 probability, two int16 topics; eight to a cache line) for up to ``NARROW_TOPICS``
     topics, else 16 (float64, two int32). The narrow entries halve the tables that a word's draws
-    read at random: an LDA sweep at K = 1000 took 0.88-0.90x the time (K = 100 and the binary task:
+    read at random: an LDA sweep at K = 1000 took 0.88-0.92x the time (K = 100 and the binary task:
     0.99-1.00x). A float32 probability shifts what a draw returns by at most 2^-25 / n of an
     n-entry table, far below the collapsed sampler's bias from its frozen proposals (SPEC §4a)."""
     dtype = np.float32 if n_topics <= NARROW_TOPICS else np.float64
