@@ -323,6 +323,29 @@ def test_counts_stay_consistent_after_sweeps(sampler, n_tasks):
     assert np.array_equal(n_wk.sum(0), state.n_k)
 
 
+
+@pytest.mark.slow
+def test_collapsed_light_with_more_topics_than_narrow_entries_hold():
+    """Above NARROW_TOPICS topics the proposal entries are 16 bytes (int16 cannot name the
+    topics): the collapsed sweep runs on them and keeps its counts exact, tokens reaching topics
+    past the int16 range."""
+    from medlda.kernels.word_hash import NARROW_TOPICS
+
+    n_topics = 2 * NARROW_TOPICS  # half the topics past int16
+    rng = np.random.default_rng(8)
+    word_ids = rng.integers(0, 6, size=400).astype(np.int32)
+    doc_ptr = np.arange(0, 401, 40, dtype=np.int64)
+    state = SamplerState.initialize(word_ids, doc_ptr, 6, n_topics, np.full(n_topics, 0.1), 0.01, rng)
+    sampler = Light("collapsed")
+    before = state.z.copy()
+    for _ in range(3):
+        sampler.sweep(state, np.zeros((1, n_topics)), np.ones((10, 1)), np.ones((10, 1)), rng)
+    assert sampler._hash.word_table.dtype == np.float64
+    assert np.mean(before != state.z) > 0.3 and state.z.max() > NARROW_TOPICS
+    n_dk, n_wk = _counts_of(state, 6, n_topics)
+    assert np.array_equal(n_dk, state.n_dk) and np.array_equal(n_wk, state.n_wk)
+
+
 def test_collapsed_light_leaves_dense_counts_behind_until_they_are_read():
     """An LDA sweep of collapsed light writes neither dense n_dk nor n_wk (its records and hash
     hold the counts); reading them brings them up to date, also when another sampler's sweep
