@@ -23,7 +23,7 @@ from .fastexp import exp_above, fast_exp, fast_exp_lanes
 from .prefetch import prefetch
 from .rng import DOCS_PER_STREAM, block_docs, doc_state, next_below, next_uniform
 from .word_hash import (BASE, CUR, FRAC, FROZEN, MASK, META_COLUMNS, SCALE_DENSE, SCALE_SPARSE, SP_LO, SP_N,
-                        TABLE_STRIDE, draw_split, find_slot, insert_topic, topic_view)
+                        TABLE_STRIDE, draw_split, find_slot, insert_topic, put_entry, topic_view)
 
 MIXTURE, CYCLE, DOC, WORD, EXP, SCAN = 0, 1, 2, 3, 4, 5
 PROPOSAL_MODES = {"mixture": MIXTURE, "scan": SCAN, "cycle": CYCLE, "doc": DOC, "word": WORD, "exp": EXP}
@@ -240,18 +240,13 @@ def _draw_kind(state, rows_f, rows_i, kind, word_table, table_topics):
 def _put_alias(word_table, table_topics, lo, prob, alias):
     """An alias table (prob, alias) of K topics as word_table entries lo, ..., lo + K - 1."""
     for k in range(prob.size):
-        e = lo + k
-        word_table[TABLE_STRIDE * e] = prob[k]
-        table_topics[2 * TABLE_STRIDE * e + 2] = k
-        table_topics[2 * TABLE_STRIDE * e + 3] = alias[k]
+        put_entry(word_table, table_topics, lo + k, prob[k], k, alias[k])
 
 
 @njit(cache=True, inline="always")
 def _put_doc_topic(word_table, table_topics, e, k):
     """Entry e of the doc proposal: token topic k, always drawn."""
-    word_table[TABLE_STRIDE * e] = DOC_ENTRY
-    table_topics[2 * TABLE_STRIDE * e + 2] = k
-    table_topics[2 * TABLE_STRIDE * e + 3] = k
+    put_entry(word_table, table_topics, e, DOC_ENTRY, k, k)
 
 
 R = 4  # a topic record's float64 fields, unsigned offsets (uint64 + int64 would give float64 in numba):

@@ -356,14 +356,21 @@ def _compact_into(word_meta, slots, nnz, fresh, n_k, beta, vbeta, word_table, in
 
 
 @njit(cache=True, inline="always")
+def put_entry(word_table, table_topics, e, prob, topic, alias_topic):
+    """Entry e of ``word_table``: drawn, it gives ``topic`` when the fraction of the uniform is
+    below ``prob``, else ``alias_topic`` (``draw_split``). prob fills the entry's first table word,
+    the two topics its second (``table_topics``: ``topic_view`` of the same buffer). Every
+    proposal table is written through this one layout."""
+    word_table[TABLE_STRIDE * e] = prob
+    table_topics[2 * TABLE_STRIDE * e + 2] = topic
+    table_topics[2 * TABLE_STRIDE * e + 3] = alias_topic
+
+
+@njit(cache=True, inline="always")
 def _put_entries(word_table, table_topics, pos, n, prob, topics, idx):
-    """Alias entries of one table into word_table from entry pos on: prob in the entry's first
-    table word, topic and alias topic in its second (``table_topics``: ``topic_view`` of the same
-    buffer)."""
+    """Alias entries of one table over ``topics`` into word_table from entry pos on."""
     for e in range(n):
-        word_table[TABLE_STRIDE * (pos + e)] = prob[e]
-        table_topics[2 * TABLE_STRIDE * (pos + e) + 2] = topics[e]
-        table_topics[2 * TABLE_STRIDE * (pos + e) + 3] = topics[idx[e]]
+        put_entry(word_table, table_topics, pos + e, prob[e], topics[e], topics[idx[e]])
 
 
 @njit(cache=True, inline="always")
@@ -381,7 +388,7 @@ def draw_split(state, word_table, table_topics, p_a, scale_a, lo_a, n_a, scale_b
     (n_a entries from lo_a) with probability p_a, else part B. One 53-bit uniform u does it all:
     u rescaled to the part chosen (scale_a = n_a / p_a, scale_b = n_b / (1 - p_a)) picks the
     entry (integer part) and entry vs alias (fraction). The part is chosen by selects, one entry
-    is read (``_put_entries``) and there is no division, so a draw takes no branch on data."""
+    is read (``put_entry``) and there is no division, so a draw takes no branch on data."""
     state, u = next_uniform(state)
     in_a = u < p_a
     y = u * scale_a if in_a else (u - p_a) * scale_b
