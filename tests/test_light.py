@@ -449,9 +449,10 @@ def test_word_hash_blocks_grow_by_relocation_and_stay_exact():
     """A word whose block was sized for 2 topics gains 40 new ones (as in a sweep): each
     insertion past half full moves the block to the spill area, twice the size. Every topic stays
     findable with its count, the spill stays within spill_bound, and a compaction lays the word
-    out afresh in a block sized for its 42 topics."""
-    from medlda.kernels.word_hash import (BASE, CUR, MASK, USED, cap_for, compact_and_build, find_slot,
-                                          hash_from_dense, insert_topic, new_word_meta, spill_bound, to_dense)
+    out afresh in a block sized for its 42 topics, with room for ROOM more in every word's block."""
+    from medlda.kernels.word_hash import (BASE, CUR, MASK, ROOM, USED, block_cap, cap_for, compact_and_build,
+                                          find_slot, hash_from_dense, insert_topic, new_word_meta, spill_bound,
+                                          to_dense)
 
     n_topics = 64
     n_wk = np.zeros((3, n_topics), np.int32)
@@ -461,7 +462,8 @@ def test_word_hash_blocks_grow_by_relocation_and_stay_exact():
     spill = int(spill_bound(n_wk.sum(1).astype(np.int64), n_topics))
     word_meta = new_word_meta(3)
     slots, top = hash_from_dense(n_wk, spill, word_meta)
-    assert word_meta[0, MASK] + 1 == cap_for(2) == 8
+    assert word_meta[0, MASK] + 1 == block_cap(2) == cap_for(2 + ROOM)
+    compact_slots = block_cap(2) + block_cap(1) + block_cap(2)
     _assert_empty_slots_hold_zero(word_meta, slots)
     expected = n_wk.copy()
     rng = np.random.default_rng(3)
@@ -475,7 +477,7 @@ def test_word_hash_blocks_grow_by_relocation_and_stay_exact():
         expected[0, k] += 1
         expected[0, 5] -= 1
     assert word_meta[0, USED] == 42 and word_meta[0, MASK] + 1 == cap_for(42) == 128
-    assert top[0] <= slots.size // 3 and word_meta[0, BASE] >= 8  # moved out of the compact region
+    assert top[0] <= slots.size // 3 and word_meta[0, BASE] >= compact_slots  # moved out of the compact region
     _assert_empty_slots_hold_zero(word_meta, slots)
     dense = np.zeros_like(n_wk)
     to_dense(word_meta, slots, dense)
@@ -486,7 +488,8 @@ def test_word_hash_blocks_grow_by_relocation_and_stay_exact():
     n_k = expected.sum(0).astype(np.int64)
     slots, top = compact_and_build(word_meta, slots, spill, n_k, 0.1, 0.3, np.empty(3 * (60 + n_topics)),
                                    np.empty(n_topics))
-    assert word_meta[0, BASE] == 0 and word_meta[0, MASK] + 1 == cap_for(42)
+    assert word_meta[0, BASE] == 0 and word_meta[0, MASK] + 1 == block_cap(42)
+    assert np.all(2 * (word_meta[:, USED] + ROOM) + 2 <= word_meta[:, MASK] + 1)  # room before load 1/2
     _assert_empty_slots_hold_zero(word_meta, slots)
     to_dense(word_meta, slots, dense)
     assert np.array_equal(dense, expected)
