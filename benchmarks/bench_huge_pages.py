@@ -30,9 +30,8 @@ def _numba_slots(n_values, like):
 def _compact_on_small_pages(word_meta, slots, spill, n_k, beta, vbeta, word_table, inv_frozen, spare=None):
     """``compact_and_build`` with the new slots (of the same dtype) allocated inside numba every
     sweep (no madvise)."""
-    nnz = word_hash.hash_nonzero(word_meta, slots)
-    fresh = _numba_slots(3 * (word_hash.blocks_size(nnz) + spill), slots)
-    return fresh, word_hash._compact_into(word_meta, slots, nnz, fresh, n_k, beta, vbeta, word_table, inv_frozen)
+    fresh = _numba_slots(3 * word_hash.compact_bound(word_meta, spill), slots)
+    return fresh, word_hash._compact_into(word_meta, slots, fresh, n_k, beta, vbeta, word_table, inv_frozen)
 
 
 def thp_setting() -> str:
