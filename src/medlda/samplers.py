@@ -16,8 +16,8 @@ from .kernels.gibbs import gibbs_sweep
 from .kernels.light import (PROPOSAL_MODES, light_infer_doc_topic, light_infer_doc_topic_parallel, proposal_scratch,
                             sweeps_for, task_kind)
 from .kernels.rng import doc_streams, make_streams, on_stream_chunks, stream_chunks
-from .kernels.word_hash import (META_COLUMNS, TABLE_STRIDE, compact_and_build, hash_from_dense, new_slots,
-                                new_word_meta, new_word_table, spill_bound, to_dense)
+from .kernels.word_hash import (META_COLUMNS, TABLE_STRIDE, compact_and_build, dense_rows, hash_from_dense,
+                                new_slots, new_word_meta, new_word_table, spill_bound, to_dense)
 
 SAMPLERS = ("gibbs", "light", "blocked")
 LIGHT_VARIANTS = ("partial", "collapsed")
@@ -159,10 +159,11 @@ class Light:
                   and np.array_equal(self._synced[1], state.n_k))
         if not synced:
             n_words, n_topics = state.n_wk.shape
-            totals = state.n_wk.sum(axis=1, dtype=np.int64)
+            rows = dense_rows(state.n_wk)  # one pass over the V x K counts
+            totals = rows[1]
             spill = int(spill_bound(totals, n_topics))
             word_meta = new_word_meta(n_words)
-            slots, top = hash_from_dense(state.n_wk, spill, word_meta)
+            slots, top = hash_from_dense(state.n_wk, spill, word_meta, rows)
             self._hash = HashedCounts(word_meta, slots, top, spill, *_word_tables(totals, n_topics))
         return self._hash
 

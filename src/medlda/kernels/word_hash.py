@@ -232,37 +232,50 @@ def _lay_out(word_meta, nnz, slots):
 
 
 @njit(cache=True)
-def dense_nonzero(n_wk):
-    """Non-zero topics of each word of dense counts (V, K)."""
+def dense_rows(n_wk):
+    """(non-zero topics, total count) of each word of dense counts (V, K), in one pass without a
+    branch (LDA at K = 1000 on 20 Newsgroups: 53M counts, 5% of them non-zero at a random start)."""
     n_words, n_topics = n_wk.shape
     nnz = np.zeros(n_words, np.int64)
+    totals = np.zeros(n_words, np.int64)
     for v in range(n_words):
+        c = 0
+        t = 0
         for k in range(n_topics):
-            if n_wk[v, k] > 0:
-                nnz[v] += 1
-    return nnz
+            x = n_wk[v, k]
+            c += x > 0
+            t += x
+        nnz[v] = c
+        totals[v] = t
+    return nnz, totals
 
 
 @njit(cache=True)
 def _load_dense(n_wk, nnz, word_meta, slots):
-    """Lay the hash out in ``slots`` and fill it from dense counts; returns top."""
+    """Lay the hash out in ``slots`` and fill it from dense counts; returns top. A word's non-zero
+    topics are gathered without a branch (as in ``_compact_into``), then placed."""
     n_words, n_topics = n_wk.shape
     top = _lay_out(word_meta, nnz, slots)
+    topics = np.empty(n_topics + 1, np.int64)  # + 1: the gather writes one past the last kept
     for v in range(n_words):
         base, mask = word_meta[v, BASE], word_meta[v, MASK]
+        n = 0
         for k in range(n_topics):
-            c = n_wk[v, k]
-            if c > 0:
-                _place(slots, base, mask, k, c, c)
+            topics[n] = k
+            n += n_wk[v, k] > 0
+        for e in range(n):
+            k = topics[e]
+            _place(slots, base, mask, k, n_wk[v, k], n_wk[v, k])
     return top
 
 
-def hash_from_dense(n_wk: np.ndarray, spill: int, word_meta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def hash_from_dense(n_wk: np.ndarray, spill: int, word_meta: np.ndarray,
+                    rows: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Load the hash from dense counts (V, K): current = frozen = n_kw, zero counts left out,
     ``spill`` slots of room after the compact region, slots of ``slot_dtype`` for the largest
-    word total; returns (slots, top)."""
-    nnz = dense_nonzero(n_wk)
-    max_total = int(n_wk.sum(axis=1, dtype=np.int64).max(initial=0))
+    word total; returns (slots, top). ``rows``: ``dense_rows(n_wk)`` if the caller has it."""
+    nnz, totals = dense_rows(n_wk) if rows is None else rows
+    max_total = int(totals.max(initial=0))
     slots = new_slots(blocks_size(nnz) + spill, slot_dtype(max_total, n_wk.shape[1]))
     return slots, _load_dense(n_wk, nnz, word_meta, slots)
 
