@@ -6,10 +6,10 @@ found by linear probing from ``topic & (cap_v - 1)``. Every compaction (sweep st
 blocks out afresh, each sized by the word's non-zero topics with room for ``ROOM`` more
 (``block_cap``: load at most 1/2, so a probe ends within a cache line or two). A word that gains
 topics mid-sweep past half its block is moved to a block twice the size in the spill area after
-the compact region (``insert_topic``). The
-spill area is sized for the worst case (``spill_bound``) but only touched where used, so the hash
-that stays in cache is a few MB where direct addressing took 37 MB (20 Newsgroups, K = 1000): most
-of the light sweep's cache misses were in it.
+the compact region (``insert_topic``). The spill area is sized for the worst case
+(``spill_bound``) but only touched where used, so the hash that stays in cache is a few MB where
+direct addressing took 37 MB (20 Newsgroups, K = 1000): most of the light sweep's cache misses
+were in it.
 
 The frozen count is the count at the last compaction: the word proposal's table is built from it,
 and the MH ratio reads it back to get the stored q (SPEC §4a).
@@ -215,20 +215,17 @@ def blocks_size(nnz):
     return total
 
 
-@njit(cache=True)
-def _lay_out(word_meta, nnz, slots):
-    """BASE, MASK and USED of every word for blocks sized by ``nnz`` (``block_cap``), and the compact region's
-    slots emptied (``_clear``) in ``slots`` (at least ``blocks_size(nnz)`` slots, the rest spill
-    room); returns top."""
-    total = 0
-    for v in range(nnz.size):
-        cap = block_cap(nnz[v])
-        word_meta[v, BASE] = total
-        word_meta[v, MASK] = cap - 1
-        word_meta[v, USED] = nnz[v]
-        total += cap
-    _clear(slots, 0, total)
-    return np.full(1, total, np.int64)
+@njit(cache=True, inline="always")
+def _new_block(word_meta, slots, v, n, top):
+    """Word v's compact block for its n topics laid out at slot ``top`` (``block_cap``), emptied
+    (``_clear``), with BASE, MASK and USED set; the words are laid out in order, so the compact
+    region is the prefix sums of their blocks. Returns (base, mask, top after the block)."""
+    cap = block_cap(n)
+    _clear(slots, top, top + cap)
+    word_meta[v, BASE] = top
+    word_meta[v, MASK] = cap - 1
+    word_meta[v, USED] = n
+    return top, cap - 1, top + cap
 
 
 @njit(cache=True)
@@ -252,21 +249,22 @@ def dense_rows(n_wk):
 
 @njit(cache=True)
 def _load_dense(n_wk, nnz, word_meta, slots):
-    """Lay the hash out in ``slots`` and fill it from dense counts; returns top. A word's non-zero
-    topics are gathered without a branch (as in ``_compact_into``), then placed."""
+    """Lay the hash out in ``slots`` (``blocks_size(nnz)`` slots or more) and fill it from dense
+    counts; returns top. A word's non-zero topics are gathered without a branch (as in
+    ``_compact_into``), then placed."""
     n_words, n_topics = n_wk.shape
-    top = _lay_out(word_meta, nnz, slots)
+    top = 0
     topics = np.empty(n_topics + 1, np.int64)  # + 1: the gather writes one past the last kept
     for v in range(n_words):
-        base, mask = word_meta[v, BASE], word_meta[v, MASK]
         n = 0
         for k in range(n_topics):
             topics[n] = k
             n += n_wk[v, k] > 0
+        base, mask, top = _new_block(word_meta, slots, v, n, top)
         for e in range(n):
             k = topics[e]
             _place(slots, base, mask, k, n_wk[v, k], n_wk[v, k])
-    return top
+    return np.full(1, top, np.int64)
 
 
 def hash_from_dense(n_wk: np.ndarray, spill: int, word_meta: np.ndarray,
@@ -347,13 +345,7 @@ def _compact_into(word_meta, slots, fresh, n_k, beta, vbeta, word_table, inv_fro
             topics[n] = slots[3 * j]
             counts[n] = c
             n += c > 0
-        base = top
-        top += block_cap(n)
-        mask = top - base - 1
-        _clear(fresh, base, top)
-        word_meta[v, BASE] = base
-        word_meta[v, MASK] = mask
-        word_meta[v, USED] = n
+        base, mask, top = _new_block(word_meta, fresh, v, n, top)
         for e in range(n):
             k = topics[e]
             _place(fresh, base, mask, k, counts[e], counts[e])
