@@ -85,8 +85,9 @@ def block_cap(n):
     """Compact block size for a word with n non-zero topics: ``cap_for(n + ROOM)``. Without the
     room a word of few topics fills its block with its first new one or two; then it moves to the
     spill area (1,862 moves a warm binary sweep at K = 400, none with it), and at load near 1/2
-    a lookup of an absent topic (70% of an MH step's) takes 2.5 probes on average, past the two
-    ``find_slot`` settles by selects. A binary sweep at K = 400 takes 0.93-0.94x the time, LDA
+    a lookup of an absent topic (70% of an MH step's) is expected to take 2.5 probes (linear
+    probing's (1 + 1 / (1 - load)^2) / 2), past the two ``find_slot`` settles by selects. A
+    binary sweep at K = 400 takes 0.93-0.94x the time, LDA
     0.96-0.99x at K = 100 and 0.99-1.0x at K = 1000, where relative room (twice the slots) took
     1.10x: frequent words' large blocks then leave the cache."""
     return cap_for(n + ROOM)
