@@ -27,11 +27,11 @@ from pathlib import Path
 import numpy as np
 
 from medlda import LDA
-from medlda.blocked_sampler import BlockedGibbs
-from medlda.corpus import Corpus
-from medlda.readers import read_corpus
+from medlda.samplers.blocked import BlockedGibbs
+from medlda.data.corpus import Corpus
+from medlda.data.readers import read_corpus
 from medlda.samplers import ExactGibbs
-from medlda.training import SamplerState, train, warm_up
+from medlda.engine.training import SamplerState, train, warm_up
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "20news-bydate.tar.gz"
 SAMPLERS = {"single-site": dict(sampler="gibbs"),

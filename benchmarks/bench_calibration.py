@@ -14,8 +14,8 @@ import time
 import numpy as np
 
 from medlda import MedLDAClassifier
-from medlda.calibration import fit_proba_scale, log_loss, proba_from_omega
-from medlda.readers import read_corpus
+from medlda.evaluation.calibration import fit_proba_scale, log_loss, proba_from_omega
+from medlda.data.readers import read_corpus
 
 BINARY = ["alt.atheism", "talk.religion.misc"]
 

@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.metrics import f1_score, recall_score
 
 from medlda import MedLDAClassifier
-from medlda.synthetic import make_supervised_corpus
+from medlda.data.synthetic import make_supervised_corpus
 
 
 def imbalanced(ratio: int = 12):

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from medlda import LDA, MedLDAClassifier
-from medlda.readers import read_corpus
-from medlda.reports import topic_shares
+from medlda.data.readers import read_corpus
+from medlda.reporting.reports import topic_shares
 
 BIG_TOPIC = 0.005  # a topic holding at least this share of the training tokens counts as big
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "20news-bydate.tar.gz"

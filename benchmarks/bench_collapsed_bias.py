@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from medlda.samplers import ExactGibbs, Light
-from medlda.training import SamplerState
+from medlda.engine.training import SamplerState
 
 DOCS = [[0, 1, 0], [1, 2]]
 V, K = 3, 2

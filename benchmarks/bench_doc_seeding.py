@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 from medlda import MedLDAClassifier
-from medlda.readers import read_corpus
+from medlda.data.readers import read_corpus
 
 
 def main() -> None:

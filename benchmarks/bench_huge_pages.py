@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from medlda.kernels import word_hash
+from medlda._kernels.light import word_hash
 from paired_sweeps import alternate, main, summary, warm_state
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from medlda import MedLDAClassifier
-from medlda.readers import read_corpus
+from medlda.data.readers import read_corpus
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "20news-bydate.tar.gz"
 

@@ -26,8 +26,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from medlda import LDA, MedLDAClassifier
-from medlda.readers import read_corpus
-from medlda.training import warm_up
+from medlda.data.readers import read_corpus
+from medlda.engine.training import warm_up
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "20news-bydate.tar.gz"
 SAMPLERS = {"gibbs": dict(sampler="gibbs"),

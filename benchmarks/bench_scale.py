@@ -63,7 +63,7 @@ def generate(n_docs: int, seed: int = 0):
 
 def cached_corpus(n_docs: int, cache: Path) -> Path:
     """The folder of the generated corpus of ``n_docs`` documents (generated on first use)."""
-    from medlda.corpus import NPY_META, Corpus
+    from medlda.data.corpus import NPY_META, Corpus
 
     folder = cache / f"docs{n_docs}"
     if not (folder / NPY_META).is_file():
@@ -77,7 +77,7 @@ def run_one(folder: Path, k: int, mode: str, n_iter: int, options: dict) -> dict
     """Train once in this process and measure (called in a fresh subprocess per configuration)."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     from medlda import LDA
-    from medlda.corpus import Corpus
+    from medlda.data.corpus import Corpus
 
     corpus = Corpus.load(folder, mmap=True)
     params = dict(n_iter=n_iter, sampler="light", random_state=0, **options)

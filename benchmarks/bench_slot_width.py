@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from medlda.kernels import word_hash
+from medlda._kernels.light import word_hash
 from paired_sweeps import alternate, main, summary, warm_state
 
 

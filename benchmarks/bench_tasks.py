@@ -27,9 +27,9 @@ from pathlib import Path
 import numpy as np
 
 from medlda import MedLDAClassifier, MedLDARegressor
-from medlda.readers import read_corpus
-from medlda.tasks import label_matrix, measures
-from medlda.training import warm_up
+from medlda.data.readers import read_corpus
+from medlda.data.tasks import label_matrix, measures
+from medlda.engine.training import warm_up
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

@@ -14,7 +14,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from validation_split import DEFAULT_DATA, split  # noqa: E402
 
-from medlda import MedLDAClassifier, samplers  # noqa: E402
+from medlda import MedLDAClassifier
+from medlda import samplers  # noqa: E402
 
 
 def minka(alpha, n_dk, lengths, iters=50, shape=1.001, scale=1.0):

@@ -18,8 +18,8 @@ from typing import Callable
 import numpy as np
 
 from medlda import samplers
-from medlda.readers import read_corpus
-from medlda.training import SamplerState, warm_up
+from medlda.data.readers import read_corpus
+from medlda.engine.training import SamplerState, warm_up
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "20news-bydate.tar.gz"
 

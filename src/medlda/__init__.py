@@ -2,9 +2,9 @@
 
 import logging
 
-from .corpus import Corpus
-from .estimators import LDA, MedLDAClassifier
-from .regression import MedLDARegressor
+from medlda.data.corpus import Corpus
+from medlda.models.estimators import LDA, MedLDAClassifier
+from medlda.models.regressor import MedLDARegressor
 
 __version__ = "0.1.0"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import sys
 
-from ..exceptions import MedLDAError
-from .common import CLIError
-from .parser import _parser
+from medlda.exceptions import MedLDAError
+from medlda.cli.common import CLIError
+from medlda.cli.parser import _parser
 
 __all__ = ["CLIError", "main"]
 

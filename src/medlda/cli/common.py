@@ -9,9 +9,9 @@ import sys
 
 import numpy as np
 
-from ..corpus import NPY_META, Corpus
-from ..exceptions import MedLDAError
-from ..tables import TABLE_FORMATS
+from medlda.data.corpus import NPY_META, Corpus
+from medlda.exceptions import MedLDAError
+from medlda.data.tables import TABLE_FORMATS
 
 
 class CLIError(MedLDAError):
@@ -33,7 +33,7 @@ def read_data(args, path: str, role: str, vocabulary=None, trained_label_column:
     """The documents of ``path`` as --format and the table options say; ``trained_label_column``:
     the label column a saved model was trained on, read when --label-column is not given and the
     table has it."""
-    from ..readers import folder_splits, is_collection, read_corpus
+    from medlda.data.readers import folder_splits, is_collection, read_corpus
 
     if not os.path.exists(path):
         raise CLIError(f"{path}: no such file")
@@ -80,7 +80,7 @@ def _count(n: int, noun: str) -> str:
 
 def data_format(args, path: str) -> str:
     """The format of ``path``: --format, or guessed from the name and first line."""
-    from ..readers import guess_format
+    from medlda.data.readers import guess_format
 
     return args.format if args.format != "auto" else guess_format(path)
 
@@ -130,7 +130,7 @@ _TEXT_DEFAULTS = {"min_df": 3, "max_df": 1.0, "max_words": None, "stop_words": "
 def _vectorizer_arg(args, path: str, fmt: str) -> dict:
     """{"vectorizer": ...} for raw training text when --min-df, --max-df, --max-words or
     --stop-words ask for other than the standard preprocessing; else {}."""
-    from ..text import make_vectorizer
+    from medlda.data.text import make_vectorizer
 
     given = {k: getattr(args, k, v) for k, v in _TEXT_DEFAULTS.items()}
     if given == _TEXT_DEFAULTS:
@@ -179,7 +179,7 @@ def check_seen(y_test: np.ndarray, classes: np.ndarray, path: str) -> None:
 def load_with_jobs(args):
     """The saved model of --model, with --n-jobs (if given) overriding its n_jobs, and verbose
     as --quiet, --json and the terminal say."""
-    from ..persistence import load_model
+    from medlda.io.model_file import load_model
 
     model = load_model(args.model)
     model.set_params(verbose=int(show_progress(args)))  # an inference progress bar on a terminal only
@@ -199,7 +199,7 @@ def model_vocabulary(model) -> np.ndarray:
 
 def model_targets(model, corpus: Corpus, path: str):
     """The labels (or responses) of ``corpus`` in the form ``model`` predicts them."""
-    from ..tasks import model_task, targets
+    from medlda.data.tasks import model_task, targets
 
     task = model_task(model)
     if task == "multilabel":

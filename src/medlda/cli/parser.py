@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Callable, NoReturn
 
-from .. import __version__
-from ..estimators import BINARY_MARGIN, MULTICLASS_MARGIN, MULTILABEL_MARGIN
-from ..samplers import ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, SAMPLERS
-from .predict import cmd_evaluate, cmd_predict, cmd_transform
-from .show import PLOT_KINDS, cmd_info, cmd_plot, cmd_topics
-from .train import cmd_demo, cmd_train
+from medlda import __version__
+from medlda.models.estimators import BINARY_MARGIN, MULTICLASS_MARGIN, MULTILABEL_MARGIN
+from medlda.samplers import ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, SAMPLERS
+from medlda.cli.predict import cmd_evaluate, cmd_predict, cmd_transform
+from medlda.cli.show import PLOT_KINDS, cmd_info, cmd_plot, cmd_topics
+from medlda.cli.train import cmd_demo, cmd_train
 
 MODEL_HELP = "the saved model file (medlda train --out)"
 DEMO_MIN_DOCS = 10

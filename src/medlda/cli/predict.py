@@ -8,9 +8,9 @@ import sys
 
 import numpy as np
 
-from ..atomic import atomic_write, check_writable
-from ..tasks import model_task
-from .common import (CLIError, doc_ids, load_with_jobs, model_label_column, model_targets, model_vocabulary,
+from medlda.io.atomic import atomic_write, check_writable
+from medlda.data.tasks import model_task
+from medlda.cli.common import (CLIError, doc_ids, load_with_jobs, model_label_column, model_targets, model_vocabulary,
                      no_labels_hint, read_data)
 
 
@@ -39,7 +39,7 @@ def cmd_predict(args) -> int:
     explained = _explanations(model, zbar, pred, args.explain, task) if args.explain else None
     result = {"n_docs": corpus.n_docs, "empty_skipped": corpus.n_empty_skipped, "oov_dropped": corpus.n_oov_dropped}
     if corpus.labels is not None:
-        from ..tasks import measures
+        from medlda.data.tasks import measures
         result.update(measures(task, model_targets(model, corpus, args.input), pred))
     if task == "multilabel":  # one line per document: its predicted labels, comma-separated
         pred = np.array([",".join(str(c) for c, on in zip(model.classes_, row) if on) for row in pred])
@@ -85,8 +85,8 @@ def _prediction_table(labels: list[str], names: list[str], proba, explained,
 
 def cmd_evaluate(args) -> int:
     """Predict labeled documents and report the errors overall and per class."""
-    from ..evaluation import evaluate, evaluation_lines
-    from ..tasks import predict_with_log_loss
+    from medlda.evaluation.metrics import evaluate, evaluation_lines
+    from medlda.data.tasks import predict_with_log_loss
 
     model = load_with_jobs(args)
     if not hasattr(model, "predict"):
@@ -110,7 +110,7 @@ def cmd_evaluate(args) -> int:
 def cmd_transform(args) -> int:
     """Infer each document's topic proportions (the model's ``transform``: LDA's theta, a
     supervised model's zbar, the features its classifier reads) and write or print them."""
-    from ..reports import proportion_lines
+    from medlda.reporting.reports import proportion_lines
 
     model = load_with_jobs(args)
     as_npy = bool(args.out) and args.out.endswith(".npy")
@@ -138,7 +138,7 @@ def _emit(args, corpus, result: dict, lines: list[str] | None, out_key: str, fie
     """Write ``lines`` to --out (unless None: written already) and name the file in ``result``
     under ``out_key``, or print them; with --json print ``result`` instead, and without --out add
     what the lines held, ``fields()``, and with --ids the documents' names."""
-    from ..readers import write_lines
+    from medlda.data.readers import write_lines
 
     if args.out:
         if lines is not None:
@@ -165,19 +165,19 @@ def _with_ids(args, corpus, header: list[str] | None, rows: list[str]) -> list[s
 
 def _top_records(theta: np.ndarray, n: int) -> list[list[dict]]:
     """Each document's ``n`` largest proportions as [{"topic": k, "proportion": p}, ...]."""
-    from ..explain import top_topics
+    from medlda.evaluation.explain import top_topics
 
     return [[{"topic": int(k), "proportion": float(v)} for k, v in zip(ids, values)]
             for ids, values in zip(*top_topics(theta, n))]
 
 
 def _explanations(model, zbar: np.ndarray, pred: np.ndarray, n: int, task: str) -> tuple[list[str], list]:
-    """Each document's ``n`` explaining topics (``medlda.explain``) as a text cell and as JSON:
+    """Each document's ``n`` explaining topics (``medlda.evaluation.explain``) as a text cell and as JSON:
     those that push toward its prediction (a regression: the largest either way); for a
     multi-label model, toward each label it predicts, as ``label: topic:contribution ...; ...``
     and a {label: records} object."""
-    from ..explain import top_topics
-    from ..reports import explanation_cell, explanation_json
+    from medlda.evaluation.explain import top_topics
+    from medlda.reporting.reports import explanation_cell, explanation_json
 
     words = model.top_words(5)  # once: a sort of every topic's words
 

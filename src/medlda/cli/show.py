@@ -8,8 +8,8 @@ import sys
 
 import numpy as np
 
-from ..atomic import check_writable
-from .common import (CLIError, coherence_of, load_with_jobs, model_label_column, model_targets, model_vocabulary,
+from medlda.io.atomic import check_writable
+from medlda.cli.common import (CLIError, coherence_of, load_with_jobs, model_label_column, model_targets, model_vocabulary,
                      read_data)
 
 
@@ -17,8 +17,8 @@ PLOT_KINDS = ["trace", "topics", "class-topics", "map", "confusion", "prediction
 
 
 def cmd_info(args) -> int:
-    from ..persistence import load_with_metadata
-    from ..reports import model_summary, summary_lines
+    from medlda.io.model_file import load_with_metadata
+    from medlda.reporting.reports import model_summary, summary_lines
 
     summary = {"model": args.model, **model_summary(*load_with_metadata(args.model))}
     print(json.dumps(summary) if args.json else "\n".join(summary_lines(summary)))
@@ -26,8 +26,8 @@ def cmd_info(args) -> int:
 
 
 def cmd_topics(args) -> int:
-    from ..persistence import load_model
-    from ..reports import class_topic_lines, coherence_json, topic_lines, topic_order, topics_json
+    from medlda.io.model_file import load_model
+    from medlda.reporting.reports import class_topic_lines, coherence_json, topic_lines, topic_order, topics_json
 
     model = load_model(args.model)
     if args.sort == "coherence" and not args.coherence:
@@ -60,7 +60,7 @@ def cmd_plot(args) -> int:
     except ImportError:
         raise CLIError("plots need matplotlib: pip install 'medlda[plots]'") from None
     matplotlib.use("Agg")  # files only: no display needed
-    from .. import plots
+    from medlda.reporting import plots
 
     model = load_with_jobs(args)
     check_writable(args.out)

@@ -7,9 +7,9 @@ import os
 
 import numpy as np
 
-from ..atomic import atomic_write_text, check_writable
-from ..corpus import Corpus
-from .common import (CLIError, check_seen, check_single_labels, coherence_of, no_labels_hint, read_data,
+from medlda.io.atomic import atomic_write_text, check_writable
+from medlda.data.corpus import Corpus
+from medlda.cli.common import (CLIError, check_seen, check_single_labels, coherence_of, no_labels_hint, read_data,
                      remember_label_column, show_progress, warn)
 
 TEST_MEASURES = ("accuracy", "log_loss", "f1_micro", "f1_macro", "r2", "perplexity")  # on --test or --holdout data
@@ -58,8 +58,8 @@ def cmd_train(args) -> int:
 def _train_and_evaluate(args, train: Corpus, test: Corpus | None, common: dict, n_topics: int):
     """Fit one model of ``n_topics`` topics; return it and its summary, with its measures on
     ``test`` (if any)."""
-    from ..estimators import LDA
-    from ..reports import coherence_json
+    from medlda.models.estimators import LDA
+    from medlda.reporting.reports import coherence_json
 
     if args.unsupervised:
         model = LDA(n_topics, block_simulation=args.block_simulation, trace_every=args.trace_every,
@@ -83,7 +83,7 @@ def _train_and_evaluate(args, train: Corpus, test: Corpus | None, common: dict, 
         if args.unsupervised:
             result["perplexity"] = model.perplexity(test)
         else:
-            from ..tasks import measures, predict_with_log_loss
+            from medlda.data.tasks import measures, predict_with_log_loss
             pred, extra = predict_with_log_loss(model, task, test, y_test)
             result.update(measures(task, y_test, pred), **extra)
     return model, result
@@ -147,9 +147,9 @@ def _hold_out(corpus: Corpus, fraction: float, seed: int | None, args) -> tuple[
 def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict, n_topics: int):
     """Pick the task from the labels (or --task), build the estimator of ``n_topics`` topics, fit
     it; return it, the task and the test targets (None without --test)."""
-    from ..estimators import MedLDAClassifier
-    from ..regression import MedLDARegressor
-    from ..tasks import auto_task_warning, detect_task, label_matrix, targets
+    from medlda.models.estimators import MedLDAClassifier
+    from medlda.models.regressor import MedLDARegressor
+    from medlda.data.tasks import auto_task_warning, detect_task, label_matrix, targets
 
     if train.labels is None:
         hint = no_labels_hint(args, args.train)
@@ -227,7 +227,7 @@ def _train_summary(model, train: Corpus, args) -> dict:
 
 
 def _report(model, result: dict, args) -> None:
-    from ..reports import class_topic_lines, topic_lines, topics_json
+    from medlda.reporting.reports import class_topic_lines, topic_lines, topics_json
 
     tested = "holdout" if getattr(args, "holdout", None) is not None else "test"
     if args.json:
@@ -264,8 +264,8 @@ def _measure_name(key: str, tested: str) -> str:
 
 def cmd_demo(args) -> int:
     """Draw a labeled corpus from the model (known topics and classifier), train, evaluate."""
-    from ..estimators import MedLDAClassifier
-    from ..synthetic import make_supervised_corpus
+    from medlda.models.estimators import MedLDAClassifier
+    from medlda.data.synthetic import make_supervised_corpus
 
     corpus, truth = make_supervised_corpus(args.docs, args.topics, random_state=args.seed)
     n_train = int(0.8 * corpus.n_docs)

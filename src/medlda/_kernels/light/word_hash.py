@@ -1,0 +1,417 @@
+"""Per-word hashed topic counts: n_kw stored in memory that grows with non-zero counts, not V*K.
+
+Each word v owns a block of ``cap_v`` slots (a power of two) in one flat integer array of triples
+(topic, current count, frozen count; int16 where every count and topic fits, see ``slot_dtype``),
+found by linear probing from ``topic & (cap_v - 1)``. Every compaction (sweep start) lays the
+blocks out afresh, each sized by the word's non-zero topics with room for ``ROOM`` more
+(``block_cap``: load at most 1/2, so a probe ends within a cache line or two). A word that gains
+topics mid-sweep past half its block is moved to a block twice the size in the spill area after
+the compact region (``insert_topic``). The spill area is sized for the worst case
+(``spill_bound``) but only touched where used, so the hash that stays in cache is a few MB where
+direct addressing took 37 MB (20 Newsgroups, K = 1000): most of the light sweep's cache misses
+were in it.
+
+The frozen count is the count at the last compaction: the word proposal's table is built from it,
+and the MH ratio reads it back to get the stored q (SPEC §4a).
+
+``word_meta`` (V, 8) int64 keeps what a token of word v reads in one 64-byte row: its block
+(BASE, MASK, USED slots), its sparse proposal entries (SP_LO, SP_N) and, as float64 bits read
+through ``word_meta.view(np.float64)``, the probability of the sparse part and the two scales
+that turn a uniform into a table entry (FRAC, SCALE_SPARSE, SCALE_DENSE; see ``draw_word``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.extending import overload
+
+from medlda._kernels.alias import build_alias, build_alias_head
+from medlda._kernels.rng import next_uniform
+
+KEY, CUR, FROZEN = 0, 1, 2
+EMPTY = -1
+BASE, MASK, USED, SP_LO, SP_N, FRAC, SCALE_SPARSE, SCALE_DENSE = range(8)
+META_COLUMNS = 8
+TABLE_STRIDE = 2  # table words per proposal entry: its probability, then its topic and alias topic
+NARROW_TOPICS = np.iinfo(np.int16).max  # the most topics whose entries take 8 bytes
+
+
+def new_word_table(n_entries: int, n_topics: int) -> np.ndarray:
+    """Room for ``n_entries`` proposal alias entries (``compact_and_build``): 8 bytes each (a
+    float32 probability, two int16 topics; eight to a cache line) for up to ``NARROW_TOPICS``
+    topics, else 16 (float64, two int32). The narrow entries halve the tables that a word's draws
+    read at random: an LDA sweep at K = 1000 took 0.88-0.92x the time (K = 100 and the binary task:
+    0.99-1.00x). A float32 probability shifts what a draw returns by at most 2^-25 / n of an
+    n-entry table, far below the collapsed sampler's bias from its frozen proposals (SPEC §4a)."""
+    dtype = np.float32 if n_topics <= NARROW_TOPICS else np.float64
+    return np.empty(TABLE_STRIDE * n_entries, dtype)
+
+
+def topic_view(word_table):
+    """The topics of ``word_table``'s entries: its int16 view for 8-byte entries (float32 table),
+    its int32 view for 16-byte ones; entry e's topic and alias topic are at 2 TABLE_STRIDE e + 2
+    and + 3 either way. In compiled code only."""
+    raise NotImplementedError("topic_view runs inside numba-compiled kernels")
+
+
+@overload(topic_view, inline="always")
+def _topic_view(word_table):
+    narrow = word_table.dtype == types.float32
+    return (lambda word_table: word_table.view(np.int16)) if narrow else (lambda word_table: word_table.view(np.int32))
+
+
+def new_word_meta(n_words: int) -> np.ndarray:
+    """(V, 8) int64 with each row on one 64-byte cache line."""
+    raw = np.empty(n_words * META_COLUMNS + META_COLUMNS, np.int64)
+    skip = (-raw.ctypes.data % 64) // 8
+    return raw[skip:skip + n_words * META_COLUMNS].reshape(n_words, META_COLUMNS)
+
+
+@njit(cache=True, inline="always")
+def cap_for(n):
+    """Block size for n topics: the smallest power of two >= 2 n + 2 (load <= 1/2, two free)."""
+    cap = 2
+    while cap < 2 * n + 2:
+        cap *= 2
+    return cap
+
+
+ROOM = 6  # topics a word's compact block takes in before its load passes 1/2 (``block_cap``)
+
+
+@njit(cache=True, inline="always")
+def block_cap(n):
+    """Compact block size for a word with n non-zero topics: ``cap_for(n + ROOM)``. Without the
+    room a word of few topics fills its block with its first new one or two; then it moves to the
+    spill area (1,862 moves a warm binary sweep at K = 400, none with it), and at load near 1/2
+    a lookup of an absent topic (70% of an MH step's) is expected to take 2.5 probes (linear
+    probing's (1 + 1 / (1 - load)^2) / 2), past the two ``find_slot`` settles by selects. A
+    binary sweep at K = 400 takes 0.93-0.94x the time, LDA
+    0.96-0.99x at K = 100 and 0.99-1.0x at K = 1000, where relative room (twice the slots) took
+    1.10x: frequent words' large blocks then leave the cache."""
+    return cap_for(n + ROOM)
+
+
+@njit(cache=True)
+def spill_bound(word_totals, n_topics):
+    """Slots the spill area may need in one sweep: a word holds at most min(K, 2 N_v) topics
+    (its non-zero ones at compaction plus one new one per token moved in, by this sweep or a
+    merge), and the blocks it moves through, doubling, sum to less than twice the last."""
+    total = 0
+    for v in range(word_totals.size):
+        total += 2 * cap_for(min(n_topics, 2 * word_totals[v]))
+    return total
+
+
+@njit(cache=True, inline="always")
+def find_slot(slots, base, mask, k):
+    """Slot index of topic k in a word's block, or -(free slot) - 1 where it would be inserted.
+    The first two probes settle almost every lookup (blocks are at most half full), so they are
+    read together and settled by selects: one branch where the probe loop took two per probe,
+    each as random as whether a proposed topic is in the word (70% of MH steps' lookups are not).
+    (Unsigned indices spare numba's negative-index wraparound code on this hot path.)"""
+    h0 = k & mask
+    h1 = (h0 + 1) & mask
+    j0 = base + h0
+    j1 = base + h1
+    key0 = slots[np.uint64(3 * j0)]
+    key1 = slots[np.uint64(3 * j1)]
+    stop0 = (key0 == k) | (key0 == EMPTY)
+    if stop0 | (key1 == k) | (key1 == EMPTY):
+        r0 = j0 if key0 == k else -j0 - 1
+        r1 = j1 if key1 == k else -j1 - 1
+        return r0 if stop0 else r1
+    h = (h1 + 1) & mask
+    while True:
+        j = base + h
+        key = slots[np.uint64(3 * j)]
+        if key == k:
+            return j
+        if key == EMPTY:
+            return -j - 1
+        h = (h + 1) & mask
+
+
+@njit(cache=True, inline="always")
+def _place(slots, base, mask, k, cur, frozen):
+    """Put topic k, absent from the block at ``base``, at its free slot with the given counts;
+    returns the slot."""
+    j = -find_slot(slots, base, mask, k) - 1
+    slots[3 * j] = k
+    slots[3 * j + CUR] = cur
+    slots[3 * j + FROZEN] = frozen
+    return j
+
+
+@njit(cache=True, inline="always")
+def _clear(slots, lo, hi):
+    """Slots [lo, hi) empty, with zero counts: an MH step reads the counts of the slot its probe
+    stops at without checking whether the topic was found (an absent topic's are 0)."""
+    for j in range(lo, hi):
+        slots[3 * j] = EMPTY
+        slots[3 * j + CUR] = 0
+        slots[3 * j + FROZEN] = 0
+
+
+@njit(cache=True)
+def _relocate(word_meta, slots, top, v, k):
+    """Move word v's block to a block twice the size at the end of the spill area (top[0]);
+    returns the free slot of topic k there."""
+    old_base = word_meta[v, BASE]
+    old_cap = word_meta[v, MASK] + 1
+    cap = 2 * old_cap
+    base = top[0]
+    top[0] = base + cap
+    if 3 * top[0] > slots.size:
+        raise RuntimeError("word hash spill area exhausted (spill_bound is wrong)")
+    mask = cap - 1
+    _clear(slots, base, base + cap)
+    for j in range(old_base, old_base + old_cap):
+        key = slots[3 * j]
+        if key != EMPTY:
+            _place(slots, base, mask, key, slots[3 * j + CUR], slots[3 * j + FROZEN])
+    word_meta[v, BASE] = base
+    word_meta[v, MASK] = mask
+    return -find_slot(slots, base, mask, k) - 1
+
+
+@njit(cache=True, inline="always")
+def insert_topic(word_meta, slots, top, v, k, j):
+    """Put topic k, absent from word v's block, at its free slot j (from ``find_slot``) with zero
+    current and frozen counts; first move the block to the spill area if it would pass half
+    full. Returns the topic's slot."""
+    used = word_meta[v, USED] + 1
+    word_meta[v, USED] = used
+    if 2 * used + 2 > word_meta[v, MASK] + 1:
+        j = _relocate(word_meta, slots, top, v, k)
+    slots[np.uint64(3 * j)] = k
+    slots[np.uint64(3 * j + CUR)] = 0
+    slots[np.uint64(3 * j + FROZEN)] = 0
+    return j
+
+
+def slot_dtype(max_word_total: int, n_topics: int) -> type:
+    """int16 slots when no count can pass 32767 (a word's count in one topic is at most its
+    total, fixed by the corpus) and topics fit, else int32. Six-byte slots put more of the hash
+    in cache: the K = 1000 sweep took 0.88-0.95x the time of 12-byte ones (20 Newsgroups LDA,
+    whose largest word total is 12,345)."""
+    small = np.iinfo(np.int16).max
+    return np.int16 if max_word_total <= small and n_topics <= small + 1 else np.int32
+
+
+def new_slots(n_slots: int, dtype: type = np.int32) -> np.ndarray:
+    """Room for ``n_slots`` hash slots (triples of ``dtype``), allocated by NumPy: it asks Linux
+    for transparent huge pages (2 MB) for arrays of 4 MB and more, and numba's allocator does not.
+    On 4 KB pages a probe of the 31 MB hash of K = 1000 misses the TLB as well as the cache."""
+    return np.empty(3 * n_slots, dtype)
+
+
+@njit(cache=True)
+def blocks_size(nnz):
+    """Slots of the compact region for words with ``nnz`` non-zero topics each."""
+    total = 0
+    for v in range(nnz.size):
+        total += block_cap(nnz[v])
+    return total
+
+
+@njit(cache=True, inline="always")
+def _new_block(word_meta, slots, v, n, top):
+    """Word v's compact block for its n topics laid out at slot ``top`` (``block_cap``), emptied
+    (``_clear``), with BASE, MASK and USED set; the words are laid out in order, so the compact
+    region is the prefix sums of their blocks. Returns (base, mask, top after the block)."""
+    cap = block_cap(n)
+    _clear(slots, top, top + cap)
+    word_meta[v, BASE] = top
+    word_meta[v, MASK] = cap - 1
+    word_meta[v, USED] = n
+    return top, cap - 1, top + cap
+
+
+@njit(cache=True)
+def dense_rows(n_wk):
+    """(non-zero topics, total count) of each word of dense counts (V, K), in one pass without a
+    branch (LDA at K = 1000 on 20 Newsgroups: 53M counts, 5% of them non-zero at a random start)."""
+    n_words, n_topics = n_wk.shape
+    nnz = np.zeros(n_words, np.int64)
+    totals = np.zeros(n_words, np.int64)
+    for v in range(n_words):
+        c = 0
+        t = 0
+        for k in range(n_topics):
+            x = n_wk[v, k]
+            c += x > 0
+            t += x
+        nnz[v] = c
+        totals[v] = t
+    return nnz, totals
+
+
+@njit(cache=True)
+def _load_dense(n_wk, nnz, word_meta, slots):
+    """Lay the hash out in ``slots`` (``blocks_size(nnz)`` slots or more) and fill it from dense
+    counts; returns top. A word's non-zero topics are gathered without a branch (as in
+    ``_compact_into``), then placed."""
+    n_words, n_topics = n_wk.shape
+    top = 0
+    topics = np.empty(n_topics + 1, np.int64)  # + 1: the gather writes one past the last kept
+    for v in range(n_words):
+        n = 0
+        for k in range(n_topics):
+            topics[n] = k
+            n += n_wk[v, k] > 0
+        base, mask, top = _new_block(word_meta, slots, v, n, top)
+        for e in range(n):
+            k = topics[e]
+            _place(slots, base, mask, k, n_wk[v, k], n_wk[v, k])
+    return np.full(1, top, np.int64)
+
+
+def hash_from_dense(n_wk: np.ndarray, spill: int, word_meta: np.ndarray,
+                    rows: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Load the hash from dense counts (V, K): current = frozen = n_kw, zero counts left out,
+    ``spill`` slots of room after the compact region, slots of ``slot_dtype`` for the largest
+    word total; returns (slots, top). ``rows``: ``dense_rows(n_wk)`` if the caller has it."""
+    nnz, totals = dense_rows(n_wk) if rows is None else rows
+    max_total = int(totals.max(initial=0))
+    slots = new_slots(blocks_size(nnz) + spill, slot_dtype(max_total, n_wk.shape[1]))
+    return slots, _load_dense(n_wk, nnz, word_meta, slots)
+
+
+@njit(cache=True)
+def to_dense(word_meta, slots, n_wk):
+    """Write the current counts into dense n_wk (V, K) (zeros elsewhere)."""
+    n_wk[:] = 0
+    for v in range(word_meta.shape[0]):
+        base = word_meta[v, BASE]
+        for j in range(base, base + word_meta[v, MASK] + 1):
+            if slots[3 * j] != EMPTY:
+                n_wk[v, slots[3 * j]] = slots[3 * j + CUR]
+
+
+def compact_and_build(word_meta: np.ndarray, slots: np.ndarray, spill: int, n_k: np.ndarray, beta: float,
+                      vbeta: float, word_table: np.ndarray, inv_frozen: np.ndarray,
+                      spare: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Freeze the counts, lay the hash out afresh and build the word proposal (SPEC §4, word
+    part): q_v(k) = (n_kv + beta) / (n_k + V beta) split into a sparse per-word part
+    n_kv / (n_k + V beta) over the word's non-zero topics and one dense part beta / (n_k + V beta)
+    shared by all words. Returns the new (slots, top).
+
+    Zero-count slots are dropped and frozen = current. The new layout goes into ``spare`` (the
+    slots of the compaction before, reused so its huge pages stay mapped) when it has room for it
+    and ``spill`` slots more, else into a new array of the same dtype. ``word_table`` (``new_word_table``) holds
+    alias entries of 8 or 16 bytes (prob, topic, alias) side by side, so one draw reads one cache
+    line: word v's sparse entries from SP_LO on (SP_N of them; in all at most one per token),
+    then the K entries of the dense part. O(slots + K): grows with non-zero counts, not V*K.
+    """
+    n_slots = compact_bound(word_meta, spill)
+    if spare is None or spare.dtype != slots.dtype or spare.size < 3 * n_slots:
+        spare = new_slots(n_slots + n_slots // 4, slots.dtype)  # room to grow before the next allocation
+    return spare, _compact_into(word_meta, slots, spare, n_k, beta, vbeta, word_table, inv_frozen)
+
+
+def compact_bound(word_meta: np.ndarray, spill: int) -> int:
+    """Slots a compaction may lay out, spill room included: blocks sized by the words' used
+    slots (USED: their non-zero topics and those whose count fell to zero since the last one)."""
+    return int(blocks_size(word_meta[:, USED])) + spill
+
+
+@njit(cache=True)
+def _compact_into(word_meta, slots, fresh, n_k, beta, vbeta, word_table, inv_frozen):
+    """``compact_and_build``'s work in one pass over the words: each word's non-zero topics
+    gathered from its old block, its new block laid out, cleared and filled, its table built
+    (a pass to count them first, then one to lay out, took 1.1-1.2x the time); returns top."""
+    n_topics = n_k.size
+    n_words = word_meta.shape[0]
+    meta_f = word_meta.view(np.float64)
+    table_topics = topic_view(word_table)
+    for k in range(n_topics):
+        inv_frozen[k] = 1.0 / (n_k[k] + vbeta)
+    weights = np.empty(n_topics)
+    q = np.empty(n_topics)
+    prob = np.empty(n_topics)
+    small = np.empty(n_topics, np.int64)
+    large = np.empty(n_topics, np.int64)
+    idx = np.empty(n_topics, np.int64)
+    topics = np.empty(n_topics + 1, np.int64)  # + 1: the gather below writes one past the last kept
+    counts = np.empty(n_topics + 1, np.int64)
+    pos = 0
+    top = 0
+    for v in range(n_words):
+        old_base = word_meta[v, BASE]
+        n = 0
+        for j in range(old_base, old_base + word_meta[v, MASK] + 1):  # gathered without a branch
+            c = slots[3 * j + CUR]  # (empty slots hold zero counts)
+            topics[n] = slots[3 * j]
+            counts[n] = c
+            n += c > 0
+        base, mask, top = _new_block(word_meta, fresh, v, n, top)
+        for e in range(n):
+            k = topics[e]
+            _place(fresh, base, mask, k, counts[e], counts[e])
+            weights[e] = counts[e] * inv_frozen[k]
+        word_meta[v, SP_LO] = pos
+        word_meta[v, SP_N] = n
+        meta_f[v, FRAC] = 0.0
+        if n > 0:
+            meta_f[v, FRAC] = build_alias_head(weights, prob, idx, q, small, large, n)
+            _put_entries(word_table, table_topics, pos, n, prob, topics, idx)
+        pos += n
+    for k in range(n_topics):
+        weights[k] = beta * inv_frozen[k]
+        topics[k] = k
+    dense_mass = build_alias(weights, prob, idx, q, small, large)
+    _put_entries(word_table, table_topics, pos, n_topics, prob, topics, idx)
+    for v in range(n_words):
+        sparse_mass = meta_f[v, FRAC]
+        frac = sparse_mass / (sparse_mass + dense_mass)
+        meta_f[v, FRAC] = frac
+        meta_f[v, SCALE_SPARSE] = word_meta[v, SP_N] / frac if frac > 0.0 else 0.0
+        meta_f[v, SCALE_DENSE] = n_topics / (1.0 - frac)
+    return np.full(1, top, np.int64)
+
+
+@njit(cache=True, inline="always")
+def put_entry(word_table, table_topics, e, prob, topic, alias_topic):
+    """Entry e of ``word_table``: drawn, it gives ``topic`` when the fraction of the uniform is
+    below ``prob``, else ``alias_topic`` (``draw_split``). prob fills the entry's first table word,
+    the two topics its second (``table_topics``: ``topic_view`` of the same buffer). Every
+    proposal table is written through this one layout."""
+    word_table[TABLE_STRIDE * e] = prob
+    table_topics[2 * TABLE_STRIDE * e + 2] = topic
+    table_topics[2 * TABLE_STRIDE * e + 3] = alias_topic
+
+
+@njit(cache=True, inline="always")
+def _put_entries(word_table, table_topics, pos, n, prob, topics, idx):
+    """Alias entries of one table over ``topics`` into word_table from entry pos on."""
+    for e in range(n):
+        put_entry(word_table, table_topics, pos + e, prob[e], topics[e], topics[idx[e]])
+
+
+@njit(cache=True, inline="always")
+def draw_word(state, word_table, table_topics, lo, n_sparse, frac, scale_sparse, dense_lo, n_topics, scale_dense):
+    """Word proposal: ``draw_split`` with the word's sparse table as part A (probability
+    ``frac``, ``scale_sparse`` = n_sparse / frac) and the shared dense one as part B (``dense_lo``:
+    its first entry, ``scale_dense`` = K / (1 - frac))."""
+    return draw_split(state, word_table, table_topics, frac, scale_sparse, lo, n_sparse, scale_dense, dense_lo,
+                      n_topics)
+
+
+@njit(cache=True, inline="always")
+def draw_split(state, word_table, table_topics, p_a, scale_a, lo_a, n_a, scale_b, lo_b, n_b):
+    """A draw from a proposal made of two alias tables in ``word_table``'s entries: part A
+    (n_a entries from lo_a) with probability p_a, else part B. One 53-bit uniform u does it all:
+    u rescaled to the part chosen (scale_a = n_a / p_a, scale_b = n_b / (1 - p_a)) picks the
+    entry (integer part) and entry vs alias (fraction). The part is chosen by selects, one entry
+    is read (``put_entry``) and there is no division, so a draw takes no branch on data."""
+    state, u = next_uniform(state)
+    in_a = u < p_a
+    y = u * scale_a if in_a else (u - p_a) * scale_b
+    seg = lo_a if in_a else lo_b
+    slot = min(np.int64(y), (n_a if in_a else n_b) - 1)
+    e = np.uint64(seg + slot)
+    first = np.int64(table_topics[np.uint64(2 * TABLE_STRIDE) * e + np.uint64(2)])
+    other = np.int64(table_topics[np.uint64(2 * TABLE_STRIDE) * e + np.uint64(3)])  # read either way: a select
+    return state, first if y - slot < word_table[np.uint64(TABLE_STRIDE) * e] else other

@@ -1,0 +1,121 @@
+"""Labeled corpora drawn from the supervised topic model itself: known topics and classifier.
+
+The built-in data of the README's main command, and the planted structure of recovery tests.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils import Bunch
+
+from medlda.data.corpus import Corpus
+
+
+def make_topic_word(n_topics: int, words_per_topic: int, purity: float,
+                    rng: np.random.Generator) -> np.ndarray:
+    """phi (K, V) with V = K * words_per_topic: topic k puts ``purity`` of its mass on its own
+    block of words (Dirichlet(1) weights inside the block) and the rest uniformly on all words."""
+    n_words = n_topics * words_per_topic
+    phi = np.full((n_topics, n_words), (1.0 - purity) / n_words)
+    for k in range(n_topics):
+        block = slice(k * words_per_topic, (k + 1) * words_per_topic)
+        phi[k, block] += purity * rng.dirichlet(np.ones(words_per_topic))
+    return phi
+
+
+def _draw_documents(n_docs: int, n_topics: int, words_per_topic: int, doc_length: int,
+                    alpha_sum: float, purity: float, rng: np.random.Generator):
+    """theta_d ~ Dir(alpha), z ~ theta_d, w ~ phi_z: (word_ids, doc_ptr, phi, theta, zbar, z)."""
+    phi = make_topic_word(n_topics, words_per_topic, purity, rng)
+    theta = rng.dirichlet(np.full(n_topics, alpha_sum / n_topics), size=n_docs)
+    lengths = np.maximum(rng.poisson(doc_length, size=n_docs), 1)
+    doc_ptr = np.concatenate(([0], np.cumsum(lengths)))
+    doc_of_token = np.repeat(np.arange(n_docs), lengths)
+    cum = np.cumsum(theta, axis=1)
+    z = (rng.random(doc_ptr[-1])[:, None] > cum[doc_of_token]).sum(axis=1).clip(max=n_topics - 1)
+    word_ids = np.empty(doc_ptr[-1], dtype=np.int32)
+    for k in range(n_topics):
+        at = np.flatnonzero(z == k)
+        word_ids[at] = rng.choice(phi.shape[1], size=at.size, p=phi[k])
+    zbar = np.zeros((n_docs, n_topics))
+    np.add.at(zbar, (doc_of_token, z), 1.0)
+    zbar /= lengths[:, None]
+    return word_ids, doc_ptr, phi, theta, zbar, z.astype(np.int32)
+
+
+def _vocabulary(n_topics: int, words_per_topic: int) -> np.ndarray:
+    return np.array([f"t{k}_{j}" for k in range(n_topics) for j in range(words_per_topic)])
+
+
+def make_supervised_corpus(n_docs: int = 2000, n_topics: int = 10, *, words_per_topic: int = 30,
+                           doc_length: int = 80, n_classes: int = 2, alpha_sum: float = 1.0,
+                           purity: float = 0.9, eta_scale: float = 4.0, label_noise: float = 0.0,
+                           random_state=None) -> tuple[Corpus, Bunch]:
+    """Draw documents and labels from the model: theta_d ~ Dir(alpha), z ~ theta_d, w ~ phi_z,
+    label = sign(eta . zbar_d) (two classes) or argmax_t eta_t . zbar_d, then ``label_noise`` of
+    the labels replaced by a uniformly drawn class.
+
+    Returns the Corpus (vocabulary ``t{k}_{j}``: word j of topic k's block; labels ``"0"..``) and
+    the truth: ``topic_word`` (K, V), ``eta`` (T, K), ``doc_topic`` (D, K), ``zbar`` (D, K), ``y``.
+    """
+    if n_classes < 2:
+        raise ValueError(f"n_classes must be >= 2, got {n_classes}")
+    rng = np.random.default_rng(random_state)
+    word_ids, doc_ptr, phi, theta, zbar, z = _draw_documents(n_docs, n_topics, words_per_topic, doc_length,
+                                                              alpha_sum, purity, rng)
+
+    n_tasks = 1 if n_classes == 2 else n_classes
+    eta = rng.normal(scale=eta_scale, size=(n_tasks, n_topics))
+    omega = zbar @ eta.T
+    if n_tasks == 1:
+        shift = np.median(omega[:, 0])  # balanced classes; zbar sums to 1, so a shift of eta is a bias
+        eta -= shift
+        y = (omega[:, 0] - shift > 0).astype(np.int64)
+    else:
+        y = np.argmax(omega, axis=1)
+    noisy = rng.random(n_docs) < label_noise
+    y[noisy] = rng.integers(0, n_classes, size=int(noisy.sum()))
+    corpus = Corpus(word_ids, doc_ptr, _vocabulary(n_topics, words_per_topic),
+                    labels=[(str(c),) for c in y], source="synthetic")
+    truth = Bunch(topic_word=phi, eta=eta, doc_topic=theta, zbar=zbar, y=y, z=z)
+    return corpus, truth
+
+
+def make_multilabel_corpus(n_docs: int = 2000, n_topics: int = 10, *, n_labels: int = 5,
+                           words_per_topic: int = 30, doc_length: int = 80, alpha_sum: float = 1.0,
+                           purity: float = 0.9, eta_scale: float = 4.0, prevalence: float = 0.25,
+                           random_state=None) -> tuple[Corpus, Bunch]:
+    """Documents drawn as in :func:`make_supervised_corpus`; label t is present when
+    eta_t . zbar_d > b_t, with b_t chosen so that a fraction ``prevalence`` of the documents carry it.
+
+    Returns the Corpus (labels: tuples of ``"L{t}"``, possibly empty) and the truth, with ``Y`` the
+    (D, n_labels) 0/1 indicator matrix and ``eta`` (n_labels, K) including the shift b_t.
+    """
+    if not 0 < prevalence < 1:
+        raise ValueError(f"prevalence must lie in (0, 1), got {prevalence}")
+    rng = np.random.default_rng(random_state)
+    word_ids, doc_ptr, phi, theta, zbar, z = _draw_documents(n_docs, n_topics, words_per_topic, doc_length,
+                                                              alpha_sum, purity, rng)
+    eta = rng.normal(scale=eta_scale, size=(n_labels, n_topics))
+    omega = zbar @ eta.T
+    eta -= np.quantile(omega, 1.0 - prevalence, axis=0)[:, None]  # a shift of eta is a bias (sum zbar = 1)
+    Y = (zbar @ eta.T > 0).astype(np.int64)
+    labels = [tuple(f"L{t}" for t in np.flatnonzero(row)) for row in Y]
+    corpus = Corpus(word_ids, doc_ptr, _vocabulary(n_topics, words_per_topic), labels=labels, source="synthetic")
+    return corpus, Bunch(topic_word=phi, eta=eta, doc_topic=theta, zbar=zbar, Y=Y, z=z)
+
+
+def make_regression_corpus(n_docs: int = 2000, n_topics: int = 10, *, words_per_topic: int = 30,
+                           doc_length: int = 80, alpha_sum: float = 1.0, purity: float = 0.9,
+                           eta_scale: float = 1.0, noise: float = 0.1,
+                           random_state=None) -> tuple[Corpus, Bunch]:
+    """Documents drawn as in :func:`make_supervised_corpus` with a real response
+    y_d = eta . zbar_d + N(0, noise^2). Labels are the responses written as text."""
+    rng = np.random.default_rng(random_state)
+    word_ids, doc_ptr, phi, theta, zbar, z = _draw_documents(n_docs, n_topics, words_per_topic, doc_length,
+                                                              alpha_sum, purity, rng)
+    eta = rng.normal(scale=eta_scale, size=(1, n_topics))
+    y = zbar @ eta[0] + rng.normal(scale=noise, size=n_docs)
+    corpus = Corpus(word_ids, doc_ptr, _vocabulary(n_topics, words_per_topic),
+                    labels=[(repr(float(v)),) for v in y], source="synthetic")
+    return corpus, Bunch(topic_word=phi, eta=eta, doc_topic=theta, zbar=zbar, y=y, z=z)

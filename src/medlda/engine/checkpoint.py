@@ -1,0 +1,266 @@
+"""Checkpoints: the whole state of a training run, written atomically every N iterations.
+
+A checkpoint holds what the next iteration needs and nothing that can be recomputed: the topic
+assignments z (counts follow from z), the kernels' random streams, eta and the eta samples kept
+so far, the NumPy generator's state (as JSON), the Ray workers' generator states, the iteration
+number, the trace so far, and the configuration and corpus fingerprint it belongs to. One
+``.npz`` archive of arrays plus JSON metadata, no pickle, replaced atomically: a run killed at any
+moment (even by SIGKILL) resumes from the last checkpoint and, single-threaded, ends with the same
+arrays as an uninterrupted run with the same seed. A sampler whose next draws read more than the
+counts keeps that too (``chain_arrays``): light collapsed's per-word hashes, whose slot order
+(which orders the word-proposal tables) depends on the run's history and cannot be rebuilt from
+the counts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from medlda.io.atomic import atomic_write, check_writable
+from medlda.exceptions import MedLDAError
+
+FORMAT_NAME = "medlda-checkpoint"
+FORMAT_VERSION = 1
+_META_KEY = "__metadata__"
+_SAMPLER_PREFIX = "sampler."  # archive keys of the sampler's own arrays
+# parameters that do not change the chain: a run may resume with other values of these
+NEUTRAL_PARAMS = ("verbose", "trace", "checkpoint_every", "checkpoint_path", "resume", "ray_address",
+                  "n_jobs", "n_infer_burn", "n_infer_avg")
+
+
+class CheckpointError(MedLDAError, ValueError):
+    """A checkpoint is unreadable, foreign, or belongs to another corpus or configuration."""
+
+
+@dataclass
+class Snapshot:
+    """Everything a run needs to go on after ``iteration`` iterations."""
+
+    iteration: int
+    z: np.ndarray
+    streams: np.ndarray
+    eta: np.ndarray | None
+    kept_eta: list[np.ndarray]
+    rng_state: dict
+    worker_rng_states: list[dict] = field(default_factory=list)
+    trace: list[dict] = field(default_factory=list)
+    seconds: float = 0.0
+    sampler_arrays: dict[str, np.ndarray] = field(default_factory=dict)  # the sampler's own (``chain_arrays``)
+
+
+def corpus_fingerprint(word_ids: np.ndarray, doc_ptr: np.ndarray, n_words: int,
+                       targets: np.ndarray | None = None) -> str:
+    """A hash of the token arrays, the vocabulary size and the task targets (hex digest)."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{word_ids.size} {doc_ptr.size} {n_words}".encode())
+    for arr in (np.asarray(word_ids, np.int32), np.asarray(doc_ptr, np.int64)):
+        h.update(memoryview(np.ascontiguousarray(arr)).cast("B"))
+    if targets is not None:
+        h.update(np.ascontiguousarray(targets, dtype=np.float64).tobytes())
+    return h.hexdigest()
+
+
+def training_config(model) -> dict:
+    """The estimator's parameters that determine the chain, as plain JSON values."""
+    params = {k: v for k, v in model.get_params(deep=False).items() if k not in NEUTRAL_PARAMS}
+    params["estimator"] = type(model).__name__
+    return json.loads(json.dumps(params, default=str))
+
+
+def save_snapshot(path, snap: Snapshot, config: dict, fingerprint: str) -> None:
+    """Write ``snap`` to ``path`` atomically (npz + JSON metadata, no pickle)."""
+    from medlda import __version__
+
+    arrays = {"z": np.asarray(snap.z, np.int32), "streams": np.asarray(snap.streams, np.uint64)}
+    arrays.update({_SAMPLER_PREFIX + name: value for name, value in snap.sampler_arrays.items()})
+    if snap.eta is not None:
+        arrays["eta"] = snap.eta
+        arrays["kept_eta"] = (np.array(snap.kept_eta) if snap.kept_eta
+                              else np.zeros((0,) + snap.eta.shape))
+    meta = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "medlda_version": __version__,
+            "iteration": snap.iteration, "rng_state": snap.rng_state,
+            "worker_rng_states": snap.worker_rng_states, "trace": snap.trace,
+            "seconds": snap.seconds, "config": config, "fingerprint": fingerprint}
+    arrays[_META_KEY] = np.frombuffer(json.dumps(meta, default=_json_default).encode(), np.uint8)
+    atomic_write(path, lambda f: np.savez(f, **arrays))
+
+
+def load_snapshot(path, config: dict, fingerprint: str) -> Snapshot:
+    """Read a checkpoint, refusing one of another format, corpus or configuration."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {k: archive[k] for k in archive.files}
+        meta = json.loads(arrays.pop(_META_KEY).tobytes().decode("utf-8"))
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError, AttributeError) as exc:
+        raise CheckpointError(f"{path}: not a medlda checkpoint ({exc.__class__.__name__}: {exc})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+        raise CheckpointError(f"{path}: not a medlda checkpoint")
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise CheckpointError(f"{path}: checkpoint format version {meta.get('format_version')!r} is "
+                              f"not supported (this medlda reads version {FORMAT_VERSION})")
+    stored = meta.get("config", {})
+    if stored.get("estimator") != config.get("estimator"):  # named first: its labels would differ too
+        raise CheckpointError(f"{path}: the checkpoint was written by {stored.get('estimator')}, not "
+                              f"{config.get('estimator')}; resume with the estimator that wrote it")
+    if meta.get("fingerprint") != fingerprint:
+        raise CheckpointError(f"{path}: the checkpoint was written for a different corpus (tokens, "
+                              "vocabulary size or labels differ); resume with the same training data")
+    differ = sorted(k for k in set(stored) | set(config) if stored.get(k) != config.get(k))
+    if differ:
+        detail = ", ".join(f"{k}={stored.get(k)!r} in the checkpoint, {config.get(k)!r} now" for k in differ)
+        raise CheckpointError(f"{path}: the checkpoint was written with another configuration ({detail}); "
+                              "resume with the same settings")
+    eta = arrays.get("eta")
+    sampler_arrays = {k[len(_SAMPLER_PREFIX):]: v for k, v in arrays.items() if k.startswith(_SAMPLER_PREFIX)}
+    return Snapshot(int(meta["iteration"]), arrays["z"], arrays["streams"], eta,
+                    [] if eta is None else list(arrays["kept_eta"]), meta["rng_state"],
+                    meta.get("worker_rng_states", []), meta.get("trace", []), float(meta.get("seconds", 0.0)),
+                    sampler_arrays)
+
+
+def chain_arrays(sampler, state) -> dict[str, np.ndarray]:
+    """The arrays ``sampler`` needs besides ``state``'s to go on draw for draw (none for most)."""
+    return sampler.chain_arrays(state) if hasattr(sampler, "chain_arrays") else {}
+
+
+def _json_default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+BACKENDS = ("local", "ray")
+
+
+def check_run_params(model) -> None:
+    """Validate how a fit runs: checkpoint_every / checkpoint_path / resume and backend / n_workers."""
+    every = getattr(model, "checkpoint_every", 0)
+    if not isinstance(every, (int, np.integer)) or isinstance(every, bool) or every < 0:
+        raise ValueError(f"checkpoint_every must be an int >= 0 (0: no checkpoints), got {every!r}")
+    if (every or getattr(model, "resume", False)) and getattr(model, "checkpoint_path", None) is None:
+        raise ValueError("checkpoint_every and resume need a checkpoint_path")
+    phi_every = getattr(model, "phi_every", 1)
+    if every and every % phi_every:
+        raise ValueError(f"checkpoint_every ({every}) must be a multiple of phi_every ({phi_every}): a resumed "
+                         "run draws phi at once, as the uninterrupted run does only every phi_every iterations")
+    if every and getattr(model, "strategy", "multitask") == "ovr":
+        raise ValueError("checkpoints are not supported with strategy='ovr' (its binary models train "
+                         "apart); use strategy='multitask' or checkpoint_every=0")
+    if getattr(model, "backend", "local") not in BACKENDS:
+        raise ValueError(f"backend must be one of {list(BACKENDS)}, got {getattr(model, 'backend')!r}")
+    workers = getattr(model, "n_workers", 1)
+    if not isinstance(workers, (int, np.integer)) or isinstance(workers, bool) or workers < 1:
+        raise ValueError(f"n_workers must be an int >= 1, got {workers!r}")
+
+
+class RunCheckpoints:
+    """The checkpointing of one fit: restore from the last snapshot, write one every N iterations.
+
+    With ``every == 0`` and no resume it does nothing (``start == 0``, no files touched).
+    """
+
+    def __init__(self, path, every: int, resume: bool, config: dict, fingerprint: str,
+                 n_iter: int, n_eta_keep: int) -> None:
+        self.path = None if path is None else Path(path)
+        self.every = int(every)
+        self.config = config
+        self.fingerprint = fingerprint
+        self.n_iter = n_iter
+        self.n_eta_keep = n_eta_keep
+        self.loaded = None
+        if self.path is not None and self.every:
+            check_writable(self.path)  # before the first iteration, not at the first checkpoint
+        if resume and self.path is not None and self.path.exists():
+            self.loaded = load_snapshot(self.path, config, fingerprint)
+            if self.loaded.iteration > n_iter:
+                raise CheckpointError(f"{self.path}: checkpoint is at iteration {self.loaded.iteration}, "
+                                      f"beyond n_iter={n_iter}")
+
+    @classmethod
+    def for_model(cls, model, word_ids, doc_ptr, n_words, supervision, n_eta_keep: int) -> "RunCheckpoints":
+        """From the estimator's ``checkpoint_every``, ``checkpoint_path`` and ``resume``."""
+        path = getattr(model, "checkpoint_path", None)
+        every = getattr(model, "checkpoint_every", 0) or 0
+        resume = bool(getattr(model, "resume", False))
+        if path is None or (not every and not resume):
+            return cls(None, 0, False, {}, "", model.n_iter, n_eta_keep)
+        targets = None if supervision is None else supervision.targets
+        weight = None if supervision is None else supervision.loss.doc_weight
+        if weight is not None:  # weighted documents are another task: resuming needs the same weights
+            targets = np.column_stack([targets, weight])
+        return cls(path, every, resume, training_config(model),
+                   corpus_fingerprint(word_ids, doc_ptr, n_words, targets), model.n_iter, n_eta_keep)
+
+    @property
+    def start(self) -> int:
+        """The iteration the run starts from (0 unless resumed)."""
+        return 0 if self.loaded is None else self.loaded.iteration
+
+    @property
+    def kept_eta(self) -> list:
+        return [] if self.loaded is None else list(self.loaded.kept_eta)
+
+    def restore(self, state, supervision, rng: np.random.Generator, sampler=None) -> None:
+        """Put the loaded snapshot (if any) into a freshly initialized local sampler state, and
+        the sampler's own arrays back into ``sampler`` (``restore_chain_arrays``)."""
+        snap = self.loaded
+        if snap is None:
+            return
+        if snap.z.shape != state.z.shape or snap.streams.shape != state.streams.shape:
+            raise CheckpointError(f"{self.path}: checkpoint arrays do not match the corpus")
+        state.z[:] = snap.z
+        state.streams[:] = snap.streams
+        state.refresh_counts()
+        rng.bit_generator.state = snap.rng_state
+        if supervision is not None:
+            supervision.eta = np.array(snap.eta)
+        if snap.sampler_arrays and hasattr(sampler, "restore_chain_arrays"):
+            try:
+                sampler.restore_chain_arrays(state, snap.sampler_arrays)
+            except (ValueError, KeyError) as exc:
+                raise CheckpointError(f"{self.path}: the sampler's arrays in the checkpoint do not fit "
+                                      f"({exc})") from None
+
+    def callback(self, collect: Callable[[], tuple], supervision, rng: np.random.Generator,
+                 then: Callable | None = None) -> Callable:
+        """An iteration callback that keeps eta samples and the trace, writes a snapshot every
+        ``every`` iterations (``collect()`` returns z, streams, the workers' generator states and
+        the sampler's own arrays), then calls ``then(info)``."""
+        if not self.every:
+            return then
+        kept = self.kept_eta
+        trace = [] if self.loaded is None else list(self.loaded.trace)
+        offset = 0.0 if self.loaded is None else self.loaded.seconds
+
+        def on_iteration(info) -> None:
+            if supervision is not None and info.iteration > self.n_iter - self.n_eta_keep:
+                kept.append(supervision.eta.copy())
+            trace.append({k: v for k, v in vars(info).items() if v is not None and k != "n_iter"})
+            if self.every and info.iteration % self.every == 0:
+                z, streams, worker_states, sampler_arrays = collect()
+                eta = None if supervision is None else supervision.eta
+                save_snapshot(self.path, Snapshot(info.iteration, z, streams, eta, kept,
+                                                  rng.bit_generator.state, worker_states, trace,
+                                                  offset + info.seconds, sampler_arrays),
+                              self.config, self.fingerprint)
+            if then is not None:
+                then(info)
+
+        return on_iteration
+
+    def finish(self, result) -> None:
+        """Prepend what the run did before it was resumed to its trace and time."""
+        if self.loaded is not None:
+            result.trace = list(self.loaded.trace) + result.trace
+            result.seconds += self.loaded.seconds
+            result.run_stats = {**getattr(result, "run_stats", {}), "resumed_from_iteration": self.start}

@@ -1,0 +1,387 @@
+"""Data-parallel (DP) training on a Ray cluster (paper 003 §4, SPEC §4a and §5).
+
+Workers (Ray actors) hold contiguous document shards: their tokens, assignments z, doc-topic
+counts, the kernels' random streams and a NumPy generator for their documents' aux draws. Each
+iteration the driver broadcasts eta and either phi ~ Dir(n_k. + beta) drawn from the global counts
+(light, partial variant: exact, the documents are independent given phi) or a snapshot of the
+global topic-word counts (collapsed light, Gibbs: the approximate distributed-LDA scheme); each
+worker draws the aux of its documents from their omega, sweeps its shard, and returns its
+topic-word count changes and its classifier statistics (SPEC (4): sum_d w zbar zbar^T and
+sum_d kappa zbar per task); the driver merges the changes, draws eta exactly from the summed
+statistics, keeps eta samples, and broadcasts the new eta. Shards start at multiples of
+DOCS_PER_STREAM documents, so every document keeps the kernel stream it has in a local run.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import resource
+import time
+
+import numpy as np
+
+from medlda.samplers.eta import draw_eta_from_statistics, eta_statistics
+from medlda.exceptions import MedLDAError
+from medlda._kernels.measures import log_joint
+from medlda._kernels.rng import DOCS_PER_STREAM, make_streams
+from medlda.samplers import Light, draw_phi_wk
+from medlda.engine.training import IterationInfo, SamplerState, TrainResult
+
+logger = logging.getLogger(__name__)
+logger.addHandler(logging.NullHandler())
+
+
+class WorkerLostError(MedLDAError, RuntimeError):
+    """A Ray worker died or failed, so its document shard's state is gone and training stopped."""
+
+
+def import_ray():
+    """The ray module, or a MedLDAError saying how to install it."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    try:
+        import ray
+    except ImportError:
+        raise MedLDAError("backend='ray' needs Ray: pip install 'medlda[ray]'") from None
+    return ray
+
+
+def shard_bounds(doc_ptr: np.ndarray, n_workers: int) -> list[tuple[int, int]]:
+    """Contiguous document ranges, one per worker, cut at multiples of DOCS_PER_STREAM documents
+    and balanced by tokens; fewer ranges than workers when there are fewer stream blocks."""
+    n_docs = doc_ptr.size - 1
+    starts = np.r_[np.arange(0, n_docs, DOCS_PER_STREAM), n_docs]  # where a cut may go
+    tokens_at = doc_ptr[starts]
+    targets = doc_ptr[-1] * np.arange(1, n_workers) / n_workers
+    right = np.clip(np.searchsorted(tokens_at, targets), 1, starts.size - 1)
+    left = right - 1
+    nearer = np.where(np.abs(tokens_at[left] - targets) <= np.abs(tokens_at[right] - targets), left, right)
+    cuts = starts[nearer]
+    edges = np.unique(np.concatenate(([0], cuts, [n_docs])))
+    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+
+
+class ShardWorker:
+    """One document shard and its sampler state (a Ray actor; plain class so it can be tested)."""
+
+    def __init__(self, source, doc_ptr: np.ndarray, z: np.ndarray, streams: np.ndarray, n_words: int,
+                 n_topics: int, alpha: np.ndarray, beta: float, sampler, loss, targets, rng_state: dict):
+        word_ids = _open_tokens(source)
+        # writable arrays (Ray hands out read-only ones): numba compiles kernels per writability
+        self.state = SamplerState.initialize(word_ids, np.array(doc_ptr), n_words, n_topics, np.array(alpha),
+                                             beta, np.random.default_rng(0))
+        self.state.z[:] = z
+        self.state.streams[:] = streams
+        self.state.refresh_counts()
+        self.sampler = sampler
+        self.loss = loss
+        self.targets = targets
+        self.rng = np.random.default_rng()
+        self.rng.bit_generator.state = rng_state
+        self.omega = None
+
+    def set_eta(self, eta: np.ndarray, want_omega: bool):
+        """Keep omega = zbar eta^T of this shard (the next aux draw needs it); return it if asked."""
+        self.omega = self.state.zbar() @ np.asarray(eta).T
+        return self.omega if want_omega else None
+
+    def step(self, eta: np.ndarray, phi_or_counts, measure_log_joint: bool) -> dict:
+        """Aux draw, one sweep of the shard, and what the driver reduces: count changes (sparse or
+        dense), n_k changes, classifier statistics, and the shard's part of the log joint."""
+        state = self.state
+        n_docs, n_topics = state.n_dk.shape
+        eta = np.array(eta)  # writable copies: the kernels are compiled for writable arrays
+        if self.loss is None:
+            eta, kappa, w = np.zeros((0, n_topics)), np.zeros((n_docs, 0)), np.zeros((n_docs, 0))
+        else:
+            kappa, w = self.loss.draw_aux(self.omega, self.targets, self.rng)
+            kappa, w = np.ascontiguousarray(kappa), np.ascontiguousarray(w)
+        if isinstance(phi_or_counts, np.ndarray):  # phi (V, K): exact partially collapsed sweep
+            before = state.n_wk.copy()
+            before_k = state.n_k.copy()
+            self.sampler.sweep(state, eta, kappa, w, self.rng, phi_wk=np.array(phi_or_counts))
+        else:  # (n_wk, n_k) of the whole corpus: sweep against this snapshot
+            before, before_k = phi_or_counts
+            state.set_topic_word(before)
+            state.n_k[:] = before_k
+            if hasattr(self.sampler, "reset"):
+                self.sampler.reset()
+            self.sampler.sweep(state, eta, kappa, w, self.rng)
+        delta = state.n_wk - before
+        out = {"n_k": state.n_k - before_k, **compress_change(delta)}
+        if self.loss is not None:
+            out["gram"], out["linear"] = eta_statistics(state.zbar(), kappa, w)
+        if measure_log_joint:
+            out["log_joint"] = float(log_joint(state.n_dk, np.zeros((1, n_topics), state.n_wk.dtype),
+                                               np.zeros(n_topics, state.n_k.dtype), state.doc_lengths,
+                                               state.alpha, state.beta))
+        return out
+
+    def ready(self) -> bool:
+        """True once the worker is built (its process started, medlda imported, kernels loaded)."""
+        return True
+
+    def snapshot(self) -> tuple:
+        """(z, streams, generator state) of the shard."""
+        return self.state.z, self.state.streams, self.rng.bit_generator.state
+
+    def peak_rss(self) -> int:
+        """Peak resident memory of this worker process, in bytes."""
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _open_tokens(source) -> np.ndarray:
+    if isinstance(source, tuple):  # (file, first token, end token): the worker maps its own slice
+        path, start, end = source
+        return np.load(path, mmap_mode="c", allow_pickle=False)[start:end]
+    return np.array(source, dtype=np.int32)  # a writable copy; Ray frees its own after the constructor
+
+
+def compress_change(delta: np.ndarray) -> dict:
+    """A count change as flat indices and values when that is smaller than the dense array."""
+    flat = delta.reshape(-1)
+    nz = np.flatnonzero(flat)
+    if nz.size * 12 < flat.nbytes:
+        return {"index": nz, "values": flat[nz]}
+    return {"dense": delta}
+
+
+def merge_change(n_wk: np.ndarray, change: dict) -> None:
+    """Add a worker's count change (from :func:`compress_change`, dense or sparse) to ``n_wk`` in place."""
+    if "dense" in change:
+        n_wk += change["dense"]
+    else:
+        n_wk.reshape(-1)[change["index"]] += change["values"]
+
+
+class RayTrainer:
+    """The driver side of data-parallel training: shards on Ray actors, global counts here."""
+
+    def __init__(self, ray, word_ids: np.ndarray, doc_ptr: np.ndarray, n_words: int, n_topics: int,
+                 alpha: np.ndarray, beta: float, sampler, supervision, n_workers: int,
+                 rng: np.random.Generator, mmap_file: str | None = None, snapshot=None):
+        self.ray = ray
+        self.n_words, self.n_topics = n_words, n_topics
+        self.word_ids, self.doc_ptr = word_ids, doc_ptr
+        self.alpha, self.beta = np.asarray(alpha, np.float64), float(beta)
+        self.sampler, self.supervision = sampler, supervision
+        self.exact = isinstance(sampler, Light) and sampler.variant == "partial"
+        self._phi_payload = None
+        self.rng = rng
+        # the same draws as SamplerState.initialize, so a one-worker run starts like a local one
+        z = rng.integers(0, n_topics, size=word_ids.size).astype(np.int32)
+        streams = make_streams(rng, doc_ptr.size - 1)
+        seeds = np.random.SeedSequence(int(rng.integers(0, 2**63))).spawn(n_workers)
+        worker_states = [np.random.default_rng(s).bit_generator.state for s in seeds]
+        self.bounds = shard_bounds(doc_ptr, n_workers)
+        if snapshot is not None:
+            z, streams = snapshot.z, snapshot.streams
+            rng.bit_generator.state = snapshot.rng_state
+            if len(snapshot.worker_rng_states) != len(self.bounds):
+                raise MedLDAError(f"the checkpoint has {len(snapshot.worker_rng_states)} worker states, "
+                                  f"this run {len(self.bounds)} shards")
+            worker_states = snapshot.worker_rng_states
+            if supervision is not None:
+                supervision.eta = np.array(snapshot.eta)
+        self.n_wk = np.zeros((n_words, n_topics), np.int32)
+        flat = self.n_wk.reshape(-1)
+        for start in range(0, word_ids.size, 1 << 22):  # chunks: no O(tokens) int64 temporaries
+            chunk = slice(start, start + (1 << 22))
+            np.add.at(flat, word_ids[chunk].astype(np.int64) * n_topics + z[chunk], 1)
+        self.n_k = self.n_wk.sum(axis=0, dtype=np.int64)
+        total_cpus = ray.cluster_resources().get("CPU", 1.0)
+        actor = ray.remote(ShardWorker).options(num_cpus=min(1.0, total_cpus / len(self.bounds)))
+        self.workers = []
+        for i, (a, b) in enumerate(self.bounds):
+            t0, t1 = int(doc_ptr[a]), int(doc_ptr[b])
+            source = (mmap_file, t0, t1) if mmap_file else word_ids[t0:t1]
+            s0, s1 = a // DOCS_PER_STREAM, -(-b // DOCS_PER_STREAM)
+            targets = None if supervision is None else supervision.targets[a:b]
+            loss = None if supervision is None else supervision.loss.for_docs(a, b)
+            self.workers.append(actor.remote(source, doc_ptr[a:b + 1] - t0, z[t0:t1], streams[s0:s1],
+                                             n_words, n_topics, self.alpha, self.beta, sampler, loss,
+                                             targets, worker_states[i]))
+        tic = time.perf_counter()
+        self._gather([w.ready.remote() for w in self.workers], "start-up")
+        self.startup_seconds = time.perf_counter() - tic
+
+    # -- one round trip to every worker, failures named --------------------------------------
+    def _gather(self, refs: list, what: str) -> list:
+        out = []
+        for i, ref in enumerate(refs):
+            try:
+                out.append(self.ray.get(ref))
+            except self.ray.exceptions.RayError as exc:
+                a, b = self.bounds[i]
+                tokens = int(self.doc_ptr[b] - self.doc_ptr[a])
+                died = isinstance(exc, self.ray.exceptions.RayActorError)
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise WorkerLostError(
+                    f"Ray worker {i} (documents {a}..{b - 1}, {tokens} tokens) "
+                    f"{'died' if died else 'failed'} during {what} ({type(exc).__name__}: {first}); "
+                    "its shard's assignments are lost, so training stopped") from exc
+        return out
+
+    def set_eta(self, eta: np.ndarray, want_omega: bool) -> np.ndarray | None:
+        """Broadcast eta; with ``want_omega`` return omega of all documents (D, T)."""
+        ref = self.ray.put(eta)
+        parts = self._gather([w.set_eta.remote(ref, want_omega) for w in self.workers], "the eta broadcast")
+        return np.concatenate(parts) if want_omega else None
+
+    def iterate(self, iteration: int, measure_log_joint: bool) -> float | None:
+        """One DP iteration; returns the log joint when measured."""
+        sup = self.supervision
+        eta = sup.eta if sup is not None else np.zeros((0, self.n_topics))
+        if self.exact:  # phi on the schedule of a local sweep (every phi_every iterations)
+            if self.sampler.phi_due(self):
+                self._phi_payload = self.ray.put(np.ascontiguousarray(draw_phi_wk(self.n_wk, self.beta, self.rng)))
+            payload = self._phi_payload
+        else:
+            payload = self.ray.put((self.n_wk, self.n_k))
+        eta_ref = self.ray.put(eta)
+        outs = self._gather([w.step.remote(eta_ref, payload, measure_log_joint) for w in self.workers],
+                            f"iteration {iteration}")
+        for out in outs:
+            merge_change(self.n_wk, out)
+            self.n_k += out["n_k"]
+        if sup is not None:
+            gram = sum(out["gram"] for out in outs)
+            linear = sum(out["linear"] for out in outs)
+            sup.eta = draw_eta_from_statistics(gram, linear, sup.nu, self.rng)
+        if not measure_log_joint:
+            return None
+        word_part = log_joint(np.zeros((0, self.n_topics), np.int32), self.n_wk, self.n_k,
+                              np.zeros(0, np.int64), self.alpha, self.beta)
+        return float(word_part + sum(out["log_joint"] for out in outs))
+
+    def snapshot(self) -> tuple[np.ndarray, np.ndarray, list[dict]]:
+        """z and streams of the whole corpus and every worker's generator state."""
+        parts = self._gather([w.snapshot.remote() for w in self.workers], "a snapshot")
+        return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+                [p[2] for p in parts])
+
+    def peak_rss(self) -> list[int]:
+        """Each worker's peak resident memory in bytes."""
+        return self._gather([w.peak_rss.remote() for w in self.workers], "the memory query")
+
+    def local_state(self) -> SamplerState:
+        """The whole chain gathered into one local SamplerState; checks the merged counts."""
+        z, streams, _ = self.snapshot()
+        state = SamplerState.initialize(self.word_ids, self.doc_ptr, self.n_words, self.n_topics,
+                                        self.alpha, self.beta, np.random.default_rng(0))
+        state.z[:] = z
+        state.streams[:] = streams
+        state.refresh_counts()
+        if not (np.array_equal(state.n_wk, self.n_wk) and np.array_equal(state.n_k, self.n_k)):
+            raise MedLDAError("internal error: the merged topic-word counts disagree with the shards' z")
+        return state
+
+    def close(self) -> None:
+        for w in self.workers:
+            self.ray.kill(w)
+        self.workers = []
+
+
+def connect(ray, address: str | None, n_workers: int) -> bool:
+    """Join the running Ray session, the cluster at ``address``, or start a local one; True when
+    this call started it (and so should shut it down)."""
+    if ray.is_initialized():
+        return False
+    if address:
+        try:
+            ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise MedLDAError(f"cannot join the Ray cluster at {address}: {exc} (is it running and reachable? "
+                              "without an address, a local cluster is started)") from exc
+    else:
+        ray.init(num_cpus=max(n_workers, os.cpu_count() or 1), include_dashboard=False,
+                 logging_level=logging.WARNING, log_to_driver=False)
+    return True
+
+
+def train_ray(model, corpus, supervision, rng: np.random.Generator, n_eta_keep: int, run,
+              callback=None) -> tuple[SamplerState, TrainResult]:
+    """Fit ``model``'s chain data-parallel on Ray (the estimators' backend='ray'); returns the
+    gathered local state and the result, as training.train does."""
+    ray = import_ray()
+    started = connect(ray, getattr(model, "ray_address", None), model.n_workers)
+    trainer = None
+    try:
+        # workers map their own slice of a memory-mapped corpus when they can see the file
+        mmap_file = corpus.mmap_file if len([n for n in ray.nodes() if n.get("Alive")]) == 1 else None
+        trainer = RayTrainer(ray, corpus.word_ids, corpus.doc_ptr, corpus.n_words, model.n_topics,
+                             model._alpha(), model.beta, model._sampler, supervision, model.n_workers,
+                             rng, mmap_file=mmap_file, snapshot=run.loaded)
+        result = _loop(trainer, supervision, model.n_iter, n_eta_keep, bool(model.trace or model.verbose),
+                       run, callback)
+        state = trainer.local_state()
+        result.run_stats = {**getattr(result, "run_stats", {}), "backend": "ray",
+                            "n_workers": len(trainer.workers), "worker_startup_seconds": trainer.startup_seconds,
+                            "worker_peak_rss_bytes": trainer.peak_rss()}
+    except WorkerLostError as exc:
+        if run.every and run.path.exists():
+            raise WorkerLostError(f"{exc}; the last checkpoint is {run.path}: resume from it with "
+                                  "resume=True (--resume)") from exc.__cause__
+        if run.every:
+            raise WorkerLostError(f"{exc}; no checkpoint had been written yet") from exc.__cause__
+        raise
+    finally:
+        if trainer is not None:
+            trainer.close()
+        if started:
+            ray.shutdown()
+    return state, result
+
+
+def map_on_ray(model, fn, corpus, per_task: list[tuple]) -> list:
+    """``[fn(*args[:1], corpus, *args[1:]) for args in per_task]`` as Ray tasks, one CPU each: the
+    label-parallel (LP) scheme for one-vs-rest, each class's binary model trained on one worker.
+    The corpus is put in the object store once."""
+    ray = import_ray()
+    started = connect(ray, getattr(model, "ray_address", None), getattr(model, "n_workers", 1))
+    try:
+        remote = ray.remote(num_cpus=1, max_retries=0)(fn)
+        corpus_ref = ray.put(corpus)
+        refs = [remote.remote(args[0], corpus_ref, *args[1:]) for args in per_task]
+        out = []
+        for t, ref in enumerate(refs):
+            try:
+                out.append(ray.get(ref))
+            except ray.exceptions.RayError as exc:
+                for other in refs:
+                    ray.cancel(other, force=True)
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise WorkerLostError(f"the Ray task training task {t}'s binary model failed "
+                                      f"({type(exc).__name__}: {first}); training stopped") from exc
+        return out
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _loop(trainer: RayTrainer, supervision, n_iter: int, n_eta_keep: int, measure_log_joint: bool,
+          run, callback) -> TrainResult:
+    """training.train's schedule, callbacks and trace, with each iteration done by the workers."""
+    on_iteration = run.callback(lambda: (*trainer.snapshot(), {}), supervision, trainer.rng, then=callback)
+    n_tokens = trainer.word_ids.size
+    kept, trace, seconds = run.kept_eta, [], 0.0
+    want_omega = supervision is not None and supervision.metric is not None
+    if supervision is not None:
+        trainer.set_eta(supervision.eta, False)
+    for it in range(run.start, n_iter):
+        tic = time.perf_counter()
+        log_joint_value = trainer.iterate(it + 1, measure_log_joint)
+        omega = None
+        if supervision is not None:
+            omega = trainer.set_eta(supervision.eta, want_omega)
+            if it >= n_iter - n_eta_keep:
+                kept.append(supervision.eta.copy())
+        seconds += time.perf_counter() - tic
+        info = IterationInfo(it + 1, n_iter, seconds, n_tokens * (it + 1 - run.start) / max(seconds, 1e-12))
+        if omega is not None:
+            info.train_accuracy = supervision.metric(omega)
+        info.log_joint = log_joint_value
+        trace.append({k: v for k, v in vars(info).items() if v is not None and k != "n_iter"})
+        if on_iteration is not None:
+            on_iteration(info)
+    return TrainResult(np.array(kept) if supervision is not None else None, seconds, trace)

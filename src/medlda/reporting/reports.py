@@ -1,0 +1,170 @@
+"""Readable reports of a fitted model: top words per topic and the topics that weigh most per class."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+EMPTY_SHARE = 1e-5  # a topic holding less of the training tokens shows filler words: reported "(empty)"
+
+
+def topic_shares(model) -> np.ndarray:
+    """Each topic's share (K,) of the training tokens: a supervised model often leaves many topics
+    small, and those are the least readable (docs/performance.md, topic coherence)."""
+    sizes = model.topic_word_counts_.sum(axis=1)
+    return sizes / max(sizes.sum(), 1)
+
+
+def empty_topics(model) -> np.ndarray:
+    """Whether each topic (K,) is empty: (nearly) no training token, so its "top words" are ties
+    broken alphabetically, not words of the topic."""
+    return topic_shares(model) < EMPTY_SHARE
+
+
+def topic_lines(model, n_words: int = 10, coherence: tuple[str, np.ndarray] | None = None,
+                order=None, relevance: float = 1.0) -> list[str]:
+    """One line per topic: its index, its share of the training tokens, its coherence if given
+    as (measure, values), and its ``n_words`` top words (``model.top_word_ids``: the most
+    probable, or by ``relevance``); topics in ``order`` (ids), else by id. An empty topic says
+    "(empty)" instead of its filler words."""
+    width = len(str(model.n_topics - 1))
+    words, shares, empty = model.top_words(n_words, relevance=relevance), topic_shares(model), empty_topics(model)
+    lines = []
+    for k in range(len(words)) if order is None else order:
+        score = f", {coherence[0]} {coherence[1][k]:+.3f}" if coherence is not None else ""
+        shown = "(empty)" if empty[k] else " ".join(words[k])
+        lines.append(f"topic {k:>{width}} ({shares[k]:5.1%}{score}): {shown}")
+    return lines
+
+
+def topic_order(model, by: str, coherence: np.ndarray | None = None) -> np.ndarray:
+    """Topic ids by id, by share of the training tokens (largest first), or by ``coherence``
+    (highest first; undefined last)."""
+    if by == "id":
+        return np.arange(len(topic_shares(model)))
+    if by == "share":
+        return np.argsort(-topic_shares(model), kind="stable")
+    if by == "coherence":
+        if coherence is None:
+            raise ValueError("ordering by coherence needs the coherence of each topic")
+        return np.argsort(-np.nan_to_num(coherence, nan=-np.inf), kind="stable")
+    raise ValueError(f"order topics by id, share or coherence, not {by!r}")
+
+
+def coherence_json(measure: str, values: np.ndarray) -> dict:
+    """Per-topic coherence and its mean over the topics where it is defined, JSON-ready (NaN as null)."""
+    defined = values[~np.isnan(values)]
+    return {"coherence_measure": measure,
+            "coherence": [None if np.isnan(v) else float(v) for v in values],
+            "coherence_mean": float(defined.mean()) if defined.size else None}
+
+
+def class_topic_weights(model, n_topics: int = 3) -> dict:
+    """For each class (a regressor: "high" and "low"), the ``n_topics`` topics whose weight favours
+    it most, as (topic, eta weight) pairs: no empty topic (its words are filler), and for a
+    regressor only topics that move the response that way (high: eta > 0, low: eta < 0)."""
+    eta = model.eta_
+    skip = empty_topics(model)
+    regression = not hasattr(model, "classes_")
+    out = {}
+    for label, topics in model.class_topics(eta.shape[1]).items():
+        t = 0 if eta.shape[0] == 1 else list(model.classes_).index(label)
+        weighted = [(k, float(eta[t, k])) for k in topics if not skip[k]]
+        if regression:
+            weighted = [(k, w) for k, w in weighted if (w > 0 if label == "high" else w < 0)]
+        out[label] = weighted[:n_topics]
+    return out
+
+
+def class_topic_lines(model, n_topics: int = 3, n_words: int = 8, relevance: float = 1.0) -> list[str]:
+    """For each class, the topics whose classifier weight favours it most, with weights and words
+    (``class_topic_weights``: no empty topics), under a heading; a regressor's, the
+    topics that raise the response and those that lower it."""
+    words = model.top_words(n_words, relevance=relevance)
+    lines = ["topics that weigh most for each class:"] if hasattr(model, "classes_") else []
+    for label, weighted in class_topic_weights(model, n_topics).items():
+        lines.append(_class_heading(model, label))
+        lines.extend(f"  topic {k} (eta {weight:+.2f}): {' '.join(words[k])}" for k, weight in weighted)
+        if not weighted:
+            lines.append("  none")
+    return lines
+
+
+def _class_heading(model, label) -> str:
+    """One class's line in ``class_topic_lines``; a regressor's "high" and "low" in words."""
+    if hasattr(model, "classes_"):
+        return f"class {label}:"
+    return "topics that raise the response:" if label == "high" else "topics that lower the response:"
+
+
+def topics_json(model, n_words: int = 10, n_class_topics: int = 3, relevance: float = 1.0) -> dict:
+    """The same reports as JSON-ready data."""
+    out = {"topics": model.top_words(n_words, relevance=relevance), "topic_shares": topic_shares(model).tolist(),
+           "relevance": relevance}
+    if hasattr(model, "eta_samples_"):
+        out["class_topics"] = {str(c): t for c, t in model.class_topics(n_class_topics).items()}
+        out["eta"] = model.eta_.tolist()
+    return out
+
+
+def explanation_json(words: list[list[str]], ids: np.ndarray, values: np.ndarray) -> list[dict]:
+    """One document's explaining topics (``medlda.evaluation.explain.top_topics``) as JSON-ready records:
+    topic id, contribution to the decision, and the topic's top words (``words``, the model's
+    ``top_words`` made once for all documents)."""
+    return [{"topic": int(k), "contribution": float(v), "words": words[k]} for k, v in zip(ids, values)]
+
+
+def explanation_cell(ids: np.ndarray, values: np.ndarray) -> str:
+    """One document's explaining topics as text: ``topic:contribution`` pairs."""
+    return " ".join(f"{k}:{v:+.4g}" for k, v in zip(ids, values))
+
+
+def proportion_lines(theta: np.ndarray, top: int | None = None) -> list[str]:
+    """Documents' topic proportions as text lines: a header of topic ids, then one tab-separated
+    row per document; with ``top``, each row's ``top`` largest as ``topic:proportion`` pairs."""
+    if top is None:
+        return (["\t".join(f"topic_{k}" for k in range(theta.shape[1]))]
+                + ["\t".join(f"{v:.6g}" for v in row) for row in theta])
+    from medlda.evaluation.explain import top_topics
+
+    return [" ".join(f"{k}:{v:.4g}" for k, v in zip(ids, values)) for ids, values in zip(*top_topics(theta, top))]
+
+
+def model_summary(model, meta: dict) -> dict:
+    """What a saved model is (``medlda info``): estimator, task, sizes, how and on what it was
+    trained, and every parameter; ``meta`` is the file's metadata (``persistence.load_with_metadata``)."""
+    from medlda.data.tasks import model_task
+
+    stats = model.fit_stats_
+    saved_by = f"medlda {meta.get('medlda_version')}"
+    if meta.get("environment"):  # files of medlda 0.1.0 before stop 24 do not say
+        saved_by += " (" + ", ".join(f"{k} {v}" for k, v in meta["environment"].items()) + ")"
+    out = {"estimator": meta["estimator"], "saved_by": saved_by,
+           "task": model_task(model), "n_topics": model.n_topics, "n_words": model.n_features_in_,
+           "vocabulary": model.vocabulary_ is not None}
+    if getattr(model, "estimators_", None):  # one-vs-rest: a topic set per class, stacked
+        out["n_topic_sets"] = len(model.estimators_)
+    if hasattr(model, "classes_"):
+        out["classes"] = [str(c) for c in model.classes_]
+        out.update(c=model.c_, margin=model.margin_)  # as resolved from "auto"
+    for key in ("label_column", "n_docs", "n_tokens", "train_seconds", "tokens_per_second"):
+        if key in stats:
+            out[key] = stats[key]
+    for key, attr in (("train_accuracy", "train_accuracy_"), ("train_r2", "train_score_"), ("log_joint", "log_joint_")):
+        if getattr(model, attr, None) is not None:
+            out[key] = getattr(model, attr)
+    out["params"] = model.get_params()
+    return out
+
+
+def summary_lines(summary: dict) -> list[str]:
+    """``model_summary`` as text: one ``what: value`` line each, parameters on the last."""
+    shown = {k: v for k, v in summary.items() if k != "params"}
+    if "classes" in shown:
+        names = shown["classes"]
+        shown["classes"] = f"{len(names)}: " + ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+    for key in ("train_seconds", "tokens_per_second", "train_accuracy", "train_r2", "log_joint"):
+        if key in shown:
+            shown[key] = f"{shown[key]:.4g}"
+    lines = [f"{k.replace('_', ' ')}: {v}" for k, v in shown.items()]
+    return lines + ["params: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["params"].items()))]

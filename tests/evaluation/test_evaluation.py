@@ -1,0 +1,94 @@
+"""medlda evaluate: the measures overall and per class equal their definitions counted by hand."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from medlda.cli import main
+from medlda.evaluation.metrics import evaluate, evaluation_lines
+
+
+def test_classification_per_class_and_confusion_by_hand():
+    y = np.array(["a", "a", "a", "b", "b", "c"])
+    pred = np.array(["a", "b", "a", "b", "a", "a"])
+    report = evaluate("classification", y, pred, np.array(["a", "b", "c"]))
+    assert report["accuracy"] == pytest.approx(3 / 6)
+    a, b, c = (report["per_class"][k] for k in "abc")
+    assert (a["precision"], a["recall"], a["support"]) == (pytest.approx(2 / 4), pytest.approx(2 / 3), 3)
+    assert a["f1"] == pytest.approx(2 * (1 / 2) * (2 / 3) / (1 / 2 + 2 / 3))
+    assert (b["precision"], b["recall"], b["f1"], b["support"]) == (0.5, 0.5, 0.5, 2)
+    assert (c["precision"], c["recall"], c["f1"], c["support"]) == (0.0, 0.0, 0.0, 1)  # never predicted
+    assert report["f1_macro"] == pytest.approx((a["f1"] + 0.5 + 0) / 3)
+    assert report["f1_weighted"] == pytest.approx((3 * a["f1"] + 2 * 0.5) / 6)
+    assert report["confusion"] == [[2, 1, 0], [1, 1, 0], [1, 0, 0]] and report["classes"] == ["a", "b", "c"]
+    lines = evaluation_lines(report, confusion=True)
+    assert lines[0] == "6 documents: accuracy 0.5000, f1 macro 0.3571, f1 weighted 0.4524"
+    assert [line.split()[0] for line in lines[2:5]] == ["c", "b", "a"]  # worst F1 first
+    assert lines[-1].split() == ["c", "1", "0", "0"]
+
+
+def test_multilabel_and_regression():
+    y = np.array([[1, 0], [1, 1], [0, 1], [0, 0]])
+    pred = np.array([[1, 0], [0, 1], [0, 1], [1, 0]])
+    report = evaluate("multilabel", y, pred, np.array(["x", "y"]))
+    x, yy = report["per_class"]["x"], report["per_class"]["y"]
+    assert (x["precision"], x["recall"], x["support"]) == (0.5, 0.5, 2)
+    assert (yy["precision"], yy["recall"], yy["support"]) == (1.0, 1.0, 2)
+    assert report["f1_micro"] == pytest.approx(2 * 3 / (2 * 3 + 1 + 1)) and "confusion" not in report
+    report = evaluate("regression", np.array([1.0, 2.0, 4.0]), np.array([1.5, 2.0, 3.0]))
+    assert report["mae"] == pytest.approx(0.5) and report["rmse"] == pytest.approx(np.sqrt(1.25 / 3))
+    assert "per_class" not in report and "r2" in report
+
+
+def test_macro_f1_covers_only_classes_in_the_truth_or_the_predictions():
+    from sklearn.metrics import f1_score
+
+    from medlda.data.tasks import measures
+
+    y = np.array(["a", "a", "b", "b"])
+    pred = np.array(["a", "b", "b", "c"])
+    report = evaluate("classification", y, pred, np.array(["a", "b", "c", "d"]))  # 'd' occurs nowhere
+    assert sorted(report["per_class"]) == ["a", "b", "c"] and report["per_class"]["c"]["f1"] == 0.0
+    assert report["f1_macro"] == pytest.approx(f1_score(y, pred, average="macro")) == pytest.approx((2 / 3 + 1 / 2) / 3)
+    assert report["classes"] == ["a", "b", "c", "d"] and report["confusion"][3] == [0, 0, 0, 0]
+    Y = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 0]])  # label 'z' (column 2) is neither true nor predicted
+    P = np.array([[1, 0, 0], [0, 1, 0], [1, 1, 0]])
+    report = evaluate("multilabel", Y, P, np.array(["x", "y", "z"]))
+    assert sorted(report["per_class"]) == ["x", "y"]
+    by_hand = (report["per_class"]["x"]["f1"] + report["per_class"]["y"]["f1"]) / 2
+    assert report["f1_macro"] == pytest.approx(by_hand) == pytest.approx(measures("multilabel", Y, P)["f1_macro"])
+    assert measures("multilabel", np.zeros((2, 2), int), np.zeros((2, 2), int))["f1_macro"] == 0.0
+
+
+def test_cli_evaluate(capsys, tmp_path):
+    from medlda.data.readers import write_bow
+    from medlda.data.synthetic import make_supervised_corpus
+
+    corpus, _ = make_supervised_corpus(400, 5, words_per_topic=15, doc_length=50, n_classes=3, random_state=3)
+    train = write_bow(corpus.subset(np.arange(300)), tmp_path / "train.txt")
+    test = write_bow(corpus.subset(np.arange(300, 400)), tmp_path / "test.txt")
+    model = tmp_path / "m.npz"
+    fast = ["--topics", "5", "--iters", "30", "--seed", "0", "--c", "1", "--margin", "1", "--alpha-sum", "1"]
+    assert main(["train", "--train", str(train), "--out", str(model), "--quiet", *fast]) == 0
+    capsys.readouterr()
+    assert main(["predict", "--model", str(model), "--input", str(test), "--json"]) == 0
+    accuracy = json.loads(capsys.readouterr().out)["accuracy"]
+    assert main(["evaluate", "--model", str(model), "--input", str(test), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["accuracy"] == accuracy and report["n_docs"] == 100 and report["classes"] == ["0", "1", "2"]
+    assert sum(m["support"] for m in report["per_class"].values()) == 100 == np.sum(report["confusion"])
+    assert np.trace(report["confusion"]) == round(accuracy * 100)
+    assert main(["evaluate", "--model", str(model), "--input", str(test), "--confusion"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"100 documents: accuracy {accuracy:.4f}") and "confusion (rows: true class" in out
+    unlabeled = tmp_path / "u.txt"
+    unlabeled.write_text("\n".join(line.split(" ", 1)[1] for line in test.read_text().splitlines()) + "\n")
+    assert main(["evaluate", "--model", str(model), "--input", str(unlabeled)]) == 2
+    assert "carry no labels to evaluate the predictions against" in capsys.readouterr().err
+    lda = tmp_path / "lda.npz"
+    assert main(["train", "--train", str(train), "--unsupervised", "--out", str(lda), "--quiet", *fast]) == 0
+    assert main(["evaluate", "--model", str(lda), "--input", str(test)]) == 2
+    assert "has no labels to evaluate" in capsys.readouterr().err

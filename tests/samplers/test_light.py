@@ -1,0 +1,828 @@
+"""LightMedLDA against exact answers: alias tables, the partially collapsed sampler's stationary
+distribution for every proposal mode and composition, coordinate Gibbs for eta, light inference,
+and the measured bias of the collapsed variant."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.special import gammaln
+
+from exact import (FALSE_ALARM, all_states, chi_square_pvalue, lda_log_joint, normalize_log,
+                   state_index, token_arrays, zbar_of)
+from medlda.samplers.eta import draw_eta_exact
+from medlda._kernels.alias import alias_draws, build_alias_rows
+from medlda._kernels.eta import columns_omega, coordinate_eta_sweeps, dense_topic_columns, topic_columns_from_counts
+from medlda.samplers import ExactGibbs, Light
+from medlda.engine.training import SamplerState
+
+DOCS = [[0, 1, 0], [1, 2]]
+V, K = 3, 2
+ALPHA, BETA = 0.5, 0.3
+ETA = np.array([[1.5, -1.0], [-0.5, 2.0]])
+KAPPA = np.array([[1.0, -0.5], [-1.0, 0.7]])
+W = np.array([[0.8, 0.3], [1.2, 0.5]])
+NO_TASKS = (np.zeros((0, K)), np.zeros((2, 0)), np.zeros((2, 0)))
+
+
+def _final_states(sampler, supervised: bool, n_chains=2000, n_sweeps=12, seed=0, docs=DOCS, alpha=ALPHA):
+    word_ids, doc_ptr = token_arrays(docs)
+    rng = np.random.default_rng(seed)
+    hist = np.zeros(K ** word_ids.size)
+    args = (ETA, KAPPA, W) if supervised else NO_TASKS
+    for _ in range(n_chains):
+        state = SamplerState.initialize(word_ids, doc_ptr, V, K, np.broadcast_to(alpha, (K,)).astype(float), BETA,
+                                        rng)
+        for _ in range(n_sweeps):
+            sampler.sweep(state, *args, rng)
+        hist[state_index(state.z, K)] += 1
+    return hist
+
+
+def _posterior(supervised: bool, alpha=ALPHA) -> np.ndarray:
+    logp = []
+    for z in all_states(5, K):
+        lp = lda_log_joint(DOCS, z, K, V, alpha, BETA)
+        if supervised:
+            omega = zbar_of(DOCS, z, K) @ ETA.T
+            lp += np.sum(KAPPA * omega - 0.5 * W * omega ** 2)
+        logp.append(lp)
+    return normalize_log(np.array(logp))
+
+
+def test_alias_table_draws_its_stored_proposal():
+    rng = np.random.default_rng(0)
+    weights = np.array([[0.0, 3.0, 1.0, 0.5, 0.0, 7.5], [1, 1, 1, 1, 1, 1], [0, 0, 0, 0, 0, 0.0]])
+    prob, alias, q = np.empty(weights.shape), np.empty(weights.shape, np.int64), np.empty(weights.shape)
+    build_alias_rows(weights, prob, alias, q)
+    assert np.allclose(q[0], weights[0] / weights[0].sum()) and np.allclose(q[2], 1 / 6)
+    for row in range(3):
+        draws = alias_draws(prob[row], alias[row], 60000, np.uint64(rng.integers(1, 2**62)))
+        hist = np.bincount(draws, minlength=6)
+        assert chi_square_pvalue(hist, q[row]) > FALSE_ALARM
+    assert np.bincount(alias_draws(prob[0], alias[0], 10000, np.uint64(5)), minlength=6)[[0, 4]].sum() == 0
+
+
+@pytest.mark.parametrize("n_topics", [1, 2, 7, 400])
+def test_alias_table_holds_exactly_its_weights(n_topics):
+    """What a table draws, read off exactly: P(k) = (prob_k + sum over j aliased to k of
+    (1 - prob_j)) / K must be weights / sum, for flat, skewed, sparse and equal weights."""
+    rng = np.random.default_rng(n_topics)
+    weights = np.vstack([rng.random((5, n_topics)), rng.exponential(1.0, (5, n_topics)) ** 8,
+                         (rng.random((5, n_topics)) < 0.1) * rng.random((5, n_topics)), np.ones((1, n_topics))])
+    weights[weights.sum(axis=1) == 0, 0] = 1.0
+    prob, alias, q = np.empty(weights.shape), np.empty(weights.shape, np.int64), np.empty(weights.shape)
+    build_alias_rows(weights, prob, alias, q)
+    for row in range(weights.shape[0]):
+        assert np.all((prob[row] >= 0) & (prob[row] <= 1)) and np.all((alias[row] >= 0) & (alias[row] < n_topics))
+        drawn = prob[row].copy()
+        np.add.at(drawn, alias[row], 1.0 - prob[row])
+        assert np.allclose(drawn / n_topics, weights[row] / weights[row].sum(), rtol=0, atol=1e-13)
+
+
+MODES = ["mixture", "cycle", "doc", "word", "exp", "scan"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("supervised", [False, True], ids=["lda", "supervised"])
+@pytest.mark.parametrize("proposal", MODES)
+def test_partially_collapsed_light_matches_enumerated_posterior(proposal, supervised):
+    """Its Z-marginal is the collapsed posterior: phi is drawn from its exact conditional."""
+    hist = _final_states(Light("partial", proposal, n_mh=4), supervised, seed=MODES.index(proposal))
+    assert chi_square_pvalue(hist, _posterior(supervised)) > FALSE_ALARM
+    assert chi_square_pvalue(hist, _posterior(supervised, alpha=0.2)) < FALSE_ALARM
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("supervised", [False, True], ids=["lda", "supervised"])
+def test_partially_collapsed_light_drawing_phi_every_third_sweep_matches_the_posterior(supervised, monkeypatch):
+    """phi drawn at every third sweep only (counted) and the tokens sampled given the same phi in
+    between: still the enumerated posterior, and not the posterior of another prior. The chain
+    needs about as many phi draws as with phi_every=1 to get there (after 12 sweeps, 4 draws, the
+    supervised chains are still far from it: p = 2e-10; after 36 sweeps p = 0.22)."""
+    from medlda import samplers
+
+    draws = []
+    real = samplers.draw_phi_tables
+    monkeypatch.setattr(samplers, "draw_phi_tables", lambda *args: draws.append(1) or real(*args))
+    sampler = Light("partial", "mixture", n_mh=4, phi_every=3)
+    hist = _final_states(sampler, supervised, n_chains=2000, n_sweeps=36, seed=40 + supervised)
+    assert len(draws) == 2000 * 12
+    assert chi_square_pvalue(hist, _posterior(supervised)) > FALSE_ALARM
+    assert chi_square_pvalue(hist, _posterior(supervised, alpha=0.2)) < FALSE_ALARM
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["partial", "collapsed"])
+def test_light_with_an_asymmetric_prior_targets_it(variant):
+    """An asymmetric alpha takes the kernels' per-topic path (a symmetric one reads a single
+    alpha_k): partial matches the enumerated posterior; collapsed, whose small bias the next test
+    measures, lands far nearer it than the symmetric prior's posterior."""
+    alpha = np.array([0.25, 1.2])
+    hist = _final_states(Light(variant, "mixture", n_mh=4), True, seed=17, alpha=alpha)
+    target, symmetric = _posterior(True, alpha=alpha), _posterior(True)
+    if variant == "partial":
+        assert chi_square_pvalue(hist, target) > FALSE_ALARM
+    assert chi_square_pvalue(hist, symmetric) < FALSE_ALARM
+    assert _tv(hist / hist.sum(), target) < 0.5 * _tv(target, symmetric)
+
+
+def _tv(p, q) -> float:
+    return 0.5 * float(np.abs(p - q).sum())
+
+
+def test_collapsed_light_bias_is_small_and_measured():
+    """The papers' collapsed light sampler is not exactly stationary (its frozen word table counts
+    the moving token itself); its deviation is small and measured. From one long chain: the
+    distribution of doc 0's three assignments against the enumerated posterior. Measured TV with
+    the default "mixture": 0.006 for the collapsed sampler, 0.004 for the exact partial one (noise
+    floor); with "scan" 0.010 and 0.003; dropping the mixture's exp term from its ratio fails it
+    (benchmarks/bench_collapsed_bias.py tracks the bias against corpus size)."""
+    word_ids, doc_ptr = token_arrays(DOCS)
+    exact = np.zeros(8)
+    for z, p in zip(all_states(5, K), _posterior(True)):
+        exact[z[0] * 4 + z[1] * 2 + z[2]] += p
+    for sampler, bound in ((Light("collapsed", n_mh=4), 0.045), (Light("partial", n_mh=4), 0.025)):
+        rng = np.random.default_rng(21)
+        state = SamplerState.initialize(word_ids, doc_ptr, V, K, np.full(K, ALPHA), BETA, rng)
+        hist = np.zeros(8)
+        for sweep in range(21000):
+            sampler.sweep(state, ETA, KAPPA, W, rng)
+            if sweep >= 1000:
+                hist[state.z[0] * 4 + state.z[1] * 2 + state.z[2]] += 1
+        assert _tv(hist / hist.sum(), exact) < bound, sampler.variant
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("supervised", [False, True], ids=["lda", "supervised"])
+@pytest.mark.parametrize("proposal", MODES)
+def test_collapsed_light_stays_near_the_posterior_in_every_mode(proposal, supervised):
+    """Each proposal mode of the collapsed sampler reads its own stored values (the exp q of LDA's
+    uniform table included: read as zero, every exp move would be accepted). Measured TV of doc
+    0's assignments from the enumerated posterior: 0.004-0.049 in every mode but "word" (0.071 /
+    0.079, its frozen table the whole proposal); a sampler accepting every proposal lands at
+    0.39 / 0.65 (uniform assignments)."""
+    word_ids, doc_ptr = token_arrays(DOCS)
+    exact = np.zeros(8)
+    for z, p in zip(all_states(5, K), _posterior(supervised)):
+        exact[z[0] * 4 + z[1] * 2 + z[2]] += p
+    rng = np.random.default_rng(21)
+    state = SamplerState.initialize(word_ids, doc_ptr, V, K, np.full(K, ALPHA), BETA, rng)
+    sampler, args = Light("collapsed", proposal, n_mh=4), (ETA, KAPPA, W) if supervised else NO_TASKS
+    hist = np.zeros(8)
+    for sweep in range(21000):
+        sampler.sweep(state, *args, rng)
+        if sweep >= 1000:
+            hist[state.z[0] * 4 + state.z[1] * 2 + state.z[2]] += 1
+    assert _tv(hist / hist.sum(), exact) < 0.12
+
+
+def test_coordinate_gibbs_eta_leaves_gaussian_invariant_and_converges():
+    rng = np.random.default_rng(3)
+    n_docs, n_topics = 30, 3
+    zbar = rng.dirichlet(np.ones(n_topics), size=n_docs)
+    zbar[zbar < 0.1] = 0.0  # sparse zbar, as with many topics
+    kappa = rng.normal(size=(n_docs, 2))
+    w = rng.gamma(2.0, size=(n_docs, 2))
+    nu = 0.5
+    chol = [np.linalg.cholesky(nu * np.eye(n_topics) + (zbar * w[:, [t]]).T @ zbar) for t in range(2)]
+    means = [np.linalg.solve(c @ c.T, zbar.T @ kappa[:, t]) for t, c in enumerate(chol)]
+    columns = dense_topic_columns(np.ascontiguousarray(zbar.T))
+
+    def whitened(samples):
+        return [((samples[:, t] - means[t]) @ chol[t]) for t in range(2)]
+
+    # (a) invariance: from exact draws, one coordinate sweep must give exact draws again
+    out = []
+    for _ in range(3000):
+        eta = draw_eta_exact(zbar, kappa, w, nu, rng)
+        omega = zbar @ eta.T
+        coordinate_eta_sweeps(columns, kappa, w, omega, eta, nu, rng.standard_normal((1, 2, n_topics)))
+        assert np.allclose(omega, zbar @ eta.T)
+        out.append(eta)
+    # (b) convergence: from zero, 30 sweeps reach the target (an identity kernel would fail here)
+    far = []
+    for _ in range(3000):
+        eta = np.zeros((2, n_topics))
+        omega = np.zeros((n_docs, 2))
+        coordinate_eta_sweeps(columns, kappa, w, omega, eta, nu, rng.standard_normal((30, 2, n_topics)))
+        far.append(eta)
+    for samples in (np.array(out), np.array(far)):
+        for white in whitened(samples):
+            assert stats.kstest((white ** 2).sum(1), stats.chi2(n_topics).cdf).pvalue > FALSE_ALARM
+            for j in range(n_topics):
+                assert stats.kstest(white[:, j], "norm").pvalue > FALSE_ALARM
+    stuck = np.zeros((3000, 2, n_topics)) + rng.normal(scale=1e-3, size=(3000, 2, n_topics))
+    assert stats.kstest((whitened(stuck)[0] ** 2).sum(1), stats.chi2(n_topics).cdf).pvalue < FALSE_ALARM
+
+
+def test_topic_columns_from_counts_equal_dense_zbar_columns():
+    """The eta draw reads zbar's sparse topic columns straight from n_dk; they must be the dense
+    zbar's, bit for bit (empty documents included), and omega from them zbar @ eta.T."""
+    rng = np.random.default_rng(11)
+    n_dk = rng.poisson(0.7, size=(40, 9)).astype(np.int32)
+    n_dk[3] = 0
+    lengths = n_dk.sum(1)
+    zbar = n_dk / np.maximum(lengths, 1)[:, None]
+    got = topic_columns_from_counts(n_dk, lengths)
+    want = dense_topic_columns(np.ascontiguousarray(zbar.T))
+    for a, b in zip(got, want):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    eta = rng.normal(size=(4, 9))
+    assert np.allclose(columns_omega(*got, eta, 40), zbar @ eta.T, rtol=1e-12, atol=1e-12)
+
+
+INFER_PHI = np.array([[0.6, 0.1], [0.3, 0.2], [0.1, 0.7]])
+INFER_ALPHA = np.array([0.4, 0.9])
+INFER_DOC = [0, 2, 1, 2]
+
+
+def _inference_posterior(phi):
+    """Exact posterior of n_0 (the document's topic-0 count) for INFER_DOC given phi."""
+    probs = np.zeros(len(INFER_DOC) + 1)
+    for z in all_states(len(INFER_DOC), 2):
+        n = np.bincount(z, minlength=2)
+        lp = (sum(np.log(phi[v, k]) for v, k in zip(INFER_DOC, z))
+              + np.sum(gammaln(n + INFER_ALPHA) - gammaln(INFER_ALPHA)))
+        probs[n[0]] += np.exp(lp)
+    return probs / probs.sum()
+
+
+def _inference_copies(n_copies=20000):
+    word_ids = np.array(INFER_DOC * n_copies, np.int32)
+    return word_ids, np.arange(0, len(INFER_DOC) * n_copies + 1, len(INFER_DOC), dtype=np.int64)
+
+
+@pytest.mark.parametrize("engine", ["gibbs", "light-mh"])
+def test_light_and_exact_inference_match_enumerated_posterior(engine):
+    """The inference chains' states (n_avg = 1: one state per document copy) against the
+    enumerated posterior of n_0; 20,000 copies see a count off by one half (checked by mutation)."""
+    from medlda._kernels.inference import prior_tables, sparse_infer_doc_topic
+    from medlda._kernels.rng import make_streams
+
+    word_ids, doc_ptr = _inference_copies()
+    rng = np.random.default_rng(4)
+    if engine == "gibbs":  # the chain itself: drawn counts, not the Rao-Blackwellized estimate
+        out = np.zeros((doc_ptr.size - 1, 2))
+        sparse_infer_doc_topic(word_ids, doc_ptr, INFER_PHI, INFER_ALPHA, *prior_tables(INFER_PHI, INFER_ALPHA), 10,
+                               1, make_streams(rng, doc_ptr.size - 1), out, False)
+    else:
+        out = Light(inference="mh").infer(word_ids, doc_ptr, INFER_PHI, INFER_ALPHA, 10, 1, rng)
+    hist = np.bincount(out[:, 0].astype(int), minlength=len(INFER_DOC) + 1)
+    assert chi_square_pvalue(hist, _inference_posterior(INFER_PHI)) > FALSE_ALARM
+    assert chi_square_pvalue(hist, _inference_posterior(INFER_PHI[:, ::-1])) < FALSE_ALARM
+
+
+def test_rao_blackwellized_inference_has_the_posterior_mean_and_less_noise():
+    """What prediction reads (each token's conditional averaged, not its drawn topic): its mean
+    over copies is the posterior mean of n_0 (z-test at the false-alarm rate; phi reversed is
+    rejected), each estimate sums to N_d, and its spread is smaller than the drawn counts'."""
+    from medlda._kernels.inference import prior_tables, sparse_infer_doc_topic
+    from medlda._kernels.rng import make_streams
+
+    word_ids, doc_ptr = _inference_copies()
+    rb = ExactGibbs().infer(word_ids, doc_ptr, INFER_PHI, INFER_ALPHA, 10, 1, np.random.default_rng(8))
+    np.testing.assert_allclose(rb.sum(axis=1), len(INFER_DOC))
+    drawn = np.zeros_like(rb)
+    sparse_infer_doc_topic(word_ids, doc_ptr, INFER_PHI, INFER_ALPHA, *prior_tables(INFER_PHI, INFER_ALPHA), 10, 1,
+                           make_streams(np.random.default_rng(9), doc_ptr.size - 1), drawn, False)
+    bound = stats.norm.isf(FALSE_ALARM / 2) * rb[:, 0].std() / np.sqrt(len(rb))
+    counts = np.arange(len(INFER_DOC) + 1)
+    assert abs(rb[:, 0].mean() - counts @ _inference_posterior(INFER_PHI)) < bound
+    assert abs(rb[:, 0].mean() - counts @ _inference_posterior(INFER_PHI[:, ::-1])) > bound
+    assert rb[:, 0].std() < 0.8 * drawn[:, 0].std()
+
+
+def _counts_of(state, n_words: int, n_topics: int) -> tuple[np.ndarray, np.ndarray]:
+    """(n_dk, n_wk) recomputed from the state's assignments."""
+    doc_of = np.repeat(np.arange(state.doc_ptr.size - 1), np.diff(state.doc_ptr))
+    n_dk = np.zeros((state.doc_ptr.size - 1, n_topics), int)
+    np.add.at(n_dk, (doc_of, state.z), 1)
+    n_wk = np.zeros((n_words, n_topics), int)
+    np.add.at(n_wk, (state.word_ids, state.z), 1)
+    return n_dk, n_wk
+
+
+@pytest.mark.parametrize("n_tasks", [3, 0], ids=["tasks", "lda"])
+@pytest.mark.parametrize("sampler", [ExactGibbs(), Light("partial"), Light("collapsed")],
+                         ids=["gibbs", "light-partial", "light-collapsed"])
+def test_counts_stay_consistent_after_sweeps(sampler, n_tasks):
+    rng = np.random.default_rng(5)
+    word_ids = rng.integers(0, 30, size=2000).astype(np.int32)
+    doc_ptr = np.arange(0, 2001, 50, dtype=np.int64)
+    state = SamplerState.initialize(word_ids, doc_ptr, 30, 7, np.full(7, 0.1), 0.01, rng)
+    eta = rng.normal(size=(n_tasks, 7))
+    kappa, w = rng.normal(size=(40, n_tasks)), rng.gamma(1.0, size=(40, n_tasks))
+    before = state.z.copy()
+    for _ in range(3):
+        sampler.sweep(state, eta, kappa, w, rng)
+    assert np.mean(before != state.z) > 0.3  # tokens do move
+    n_dk, n_wk = _counts_of(state, 30, 7)
+    assert np.array_equal(n_dk, state.n_dk) and np.array_equal(n_wk, state.n_wk)
+    assert np.array_equal(n_wk.sum(0), state.n_k)
+
+
+
+@pytest.mark.slow
+def test_collapsed_light_with_more_topics_than_narrow_entries_hold():
+    """Above NARROW_TOPICS topics the proposal entries are 16 bytes (int16 cannot name the
+    topics): the collapsed sweep runs on them and keeps its counts exact, tokens reaching topics
+    past the int16 range."""
+    from medlda._kernels.light.word_hash import NARROW_TOPICS
+
+    n_topics = 2 * NARROW_TOPICS  # half the topics past int16
+    rng = np.random.default_rng(8)
+    word_ids = rng.integers(0, 6, size=400).astype(np.int32)
+    doc_ptr = np.arange(0, 401, 40, dtype=np.int64)
+    state = SamplerState.initialize(word_ids, doc_ptr, 6, n_topics, np.full(n_topics, 0.1), 0.01, rng)
+    sampler = Light("collapsed")
+    before = state.z.copy()
+    for _ in range(3):
+        sampler.sweep(state, np.zeros((1, n_topics)), np.ones((10, 1)), np.ones((10, 1)), rng)
+    assert sampler._hash.word_table.dtype == np.float64
+    assert np.mean(before != state.z) > 0.3 and state.z.max() > NARROW_TOPICS
+    n_dk, n_wk = _counts_of(state, 6, n_topics)
+    assert np.array_equal(n_dk, state.n_dk) and np.array_equal(n_wk, state.n_wk)
+
+
+def test_collapsed_light_leaves_dense_counts_behind_until_they_are_read():
+    """An LDA sweep of collapsed light writes neither dense n_dk nor n_wk (its records and hash
+    hold the counts); reading them brings them up to date, also when another sampler's sweep
+    reads them, and a distributed driver's overwrite of n_wk is not undone by a stale copy."""
+    rng = np.random.default_rng(6)
+    word_ids = rng.integers(0, 40, size=3000).astype(np.int32)
+    doc_ptr = np.arange(0, 3001, 60, dtype=np.int64)
+    state = SamplerState.initialize(word_ids, doc_ptr, 40, 9, np.full(9, 0.1), 0.01, rng)
+    lda = np.zeros((0, 9)), np.zeros((50, 0)), np.zeros((50, 0))
+    light = Light("collapsed")
+    light.sweep(state, *lda, rng)
+    n_dk, n_wk = _counts_of(state, 40, 9)
+    assert state.doc_topic_lags and state.topic_word_source is not None
+    assert not np.array_equal(state.doc_topic, n_dk) and not np.array_equal(state.topic_word, n_wk)
+    ExactGibbs().sweep(state, *lda, rng)  # reads both: they must be current first
+    n_dk, n_wk = _counts_of(state, 40, 9)
+    assert np.array_equal(n_dk, state.n_dk) and np.array_equal(n_wk, state.n_wk)
+    assert np.array_equal(n_wk.sum(0), state.n_k)
+    light.sweep(state, *lda, rng)  # counts changed under it: it reloads its hash
+    n_dk, n_wk = _counts_of(state, 40, 9)
+    assert np.array_equal(n_dk, state.n_dk) and np.array_equal(n_wk, state.n_wk)
+    light.sweep(state, *lda, rng)
+    elsewhere = n_wk + 1
+    state.set_topic_word(elsewhere)
+    assert state.topic_word_source is None and np.array_equal(state.n_wk, elsewhere)
+
+
+def test_hashed_word_counts_survive_many_sweeps_with_probing():
+    """Many topics and few tokens per word force linear probing, insertions of new topics and
+    compaction every sweep; the hash, dense n_wk and the assignments must always agree."""
+    from medlda._kernels.light.word_hash import CUR, EMPTY, to_dense
+
+    rng = np.random.default_rng(8)
+    n_words, n_topics = 200, 50
+    word_ids = rng.integers(0, n_words, size=3000).astype(np.int32)
+    doc_ptr = np.arange(0, 3001, 30, dtype=np.int64)
+    state = SamplerState.initialize(word_ids, doc_ptr, n_words, n_topics, np.full(n_topics, 0.5), 0.01, rng)
+    sampler = Light("collapsed")
+    eta = rng.normal(size=(2, n_topics))
+    kappa, w = rng.normal(size=(100, 2)), rng.gamma(1.0, size=(100, 2))
+    for sweep in range(8):
+        sampler.sweep(state, eta, kappa, w, rng)
+        word_meta, slots, top = sampler._hash.word_meta, sampler._hash.slots, sampler._hash.top
+        dense = np.zeros_like(state.n_wk)
+        to_dense(word_meta, slots, dense)
+        assert np.array_equal(dense, state.n_wk), sweep
+        n_wk = np.zeros((n_words, n_topics), int)
+        np.add.at(n_wk, (word_ids, state.z), 1)
+        assert np.array_equal(n_wk, state.n_wk)
+        used = slots[:3 * top[0]]
+        assert np.all((used[0::3] == EMPTY) | (used[CUR::3] >= 0))
+    # the state was changed outside the sampler: it must notice (n_k changed) and reload
+    state.z[:] = 0
+    state.refresh_counts()
+    sampler.sweep(state, eta, kappa, w, rng)
+    n_wk = np.zeros((n_words, n_topics), int)
+    np.add.at(n_wk, (word_ids, state.z), 1)
+    assert np.array_equal(n_wk, state.n_wk)
+
+
+def _assert_empty_slots_hold_zero(word_meta, slots):
+    """Every empty slot of every word's block has zero counts: an MH step reads the counts of the
+    slot its lookup stops at, found or not."""
+    from medlda._kernels.light.word_hash import BASE, CUR, EMPTY, FROZEN, MASK
+
+    for v in range(word_meta.shape[0]):
+        block = slots.reshape(-1, 3)[word_meta[v, BASE]:word_meta[v, BASE] + word_meta[v, MASK] + 1]
+        empty = block[:, 0] == EMPTY
+        assert empty.any(), "a block with no empty slot would make a lookup of an absent topic loop"
+        assert not block[empty][:, [CUR, FROZEN]].any()
+
+
+def test_find_slot_settles_every_topic_along_long_probe_chains():
+    """Lookups in a half-full block whose topics collide into one run: a present topic gives its
+    own slot, an absent one the first empty slot of its probe sequence (where it would go)."""
+    from medlda._kernels.light.word_hash import CUR, EMPTY, FROZEN, find_slot
+
+    cap = 16
+    slots = np.zeros(3 * (cap + 4), np.int32)
+    base = 4
+    block = slots.reshape(-1, 3)[base:base + cap]
+    block[:, 0] = EMPTY
+    topics = [3, 19, 35, 51, 4, 67, 14, 15]  # 3 and its +16 multiples collide, then run on past 4
+    for k in topics:
+        h = k % cap
+        while block[h, 0] != EMPTY:
+            h = (h + 1) % cap
+        block[h] = (k, k + 100, k + 200)
+    for k in range(80):
+        j = find_slot(slots, base, cap - 1, k)
+        h = k % cap
+        while block[h, 0] not in (k, EMPTY):
+            h = (h + 1) % cap
+        if k in topics:
+            assert j == base + h and slots[3 * j + CUR] == k + 100 and slots[3 * j + FROZEN] == k + 200
+        else:
+            assert j == -(base + h) - 1 and block[h, 0] == EMPTY
+
+
+def test_word_hash_blocks_grow_by_relocation_and_stay_exact():
+    """A word whose block was sized for 2 topics gains 40 new ones (as in a sweep): each
+    insertion past half full moves the block to the spill area, twice the size. Every topic stays
+    findable with its count, the spill stays within spill_bound, and a compaction lays the word
+    out afresh in a block sized for its 42 topics, with room for ROOM more in every word's block."""
+    from medlda._kernels.light.word_hash import (BASE, CUR, MASK, ROOM, USED, block_cap, cap_for, compact_and_build,
+                                          find_slot, hash_from_dense, insert_topic, new_word_meta, spill_bound,
+                                          to_dense)
+
+    n_topics = 64
+    n_wk = np.zeros((3, n_topics), np.int32)
+    n_wk[0, [5, 9]] = [45, 12]  # word 0: 57 tokens in 2 topics
+    n_wk[1, 3] = 1
+    n_wk[2, [0, 63]] = [2, 2]
+    spill = int(spill_bound(n_wk.sum(1).astype(np.int64), n_topics))
+    word_meta = new_word_meta(3)
+    slots, top = hash_from_dense(n_wk, spill, word_meta)
+    assert word_meta[0, MASK] + 1 == block_cap(2) == cap_for(2 + ROOM)
+    compact_slots = block_cap(2) + block_cap(1) + block_cap(2)
+    _assert_empty_slots_hold_zero(word_meta, slots)
+    expected = n_wk.copy()
+    rng = np.random.default_rng(3)
+    for k in rng.permutation([k for k in range(n_topics) if k not in (5, 9)])[:40]:
+        j = find_slot(slots, word_meta[0, BASE], word_meta[0, MASK], k)
+        assert j < 0
+        j = insert_topic(word_meta, slots, top, 0, k, -j - 1)
+        slots[3 * j + CUR] += 1  # one token moved in from topic 5
+        j5 = find_slot(slots, word_meta[0, BASE], word_meta[0, MASK], 5)
+        slots[3 * j5 + CUR] -= 1
+        expected[0, k] += 1
+        expected[0, 5] -= 1
+    assert word_meta[0, USED] == 42 and word_meta[0, MASK] + 1 == cap_for(42) == 128
+    assert top[0] <= slots.size // 3 and word_meta[0, BASE] >= compact_slots  # moved out of the compact region
+    _assert_empty_slots_hold_zero(word_meta, slots)
+    dense = np.zeros_like(n_wk)
+    to_dense(word_meta, slots, dense)
+    assert np.array_equal(dense, expected)
+    for k in np.flatnonzero(expected[0]):
+        j = find_slot(slots, word_meta[0, BASE], word_meta[0, MASK], k)
+        assert j >= 0 and slots[3 * j + CUR] == expected[0, k]
+    n_k = expected.sum(0).astype(np.int64)
+    slots, top = compact_and_build(word_meta, slots, spill, n_k, 0.1, 0.3, np.empty(3 * (60 + n_topics)),
+                                   np.empty(n_topics))
+    assert word_meta[0, BASE] == 0 and word_meta[0, MASK] + 1 == block_cap(42)
+    assert np.all(2 * (word_meta[:, USED] + ROOM) + 2 <= word_meta[:, MASK] + 1)  # room before load 1/2
+    _assert_empty_slots_hold_zero(word_meta, slots)
+    to_dense(word_meta, slots, dense)
+    assert np.array_equal(dense, expected)
+
+
+def test_word_hash_slots_are_int16_only_where_every_count_and_topic_fits():
+    """hash_from_dense picks int16 slots while the largest word total is <= 32767 and K <= 32768,
+    else int32; either way the counts round-trip exactly, through a compaction as well (an int16
+    slot would wrap a count of 40,000 to a negative one)."""
+    from medlda._kernels.light.word_hash import compact_and_build, hash_from_dense, new_word_meta, new_word_table, to_dense
+
+    for n_topics, count, dtype in ((8, 32767, np.int16), (8, 40000, np.int32), (32768, 5, np.int16),
+                                   (32769, 5, np.int32)):
+        n_wk = np.zeros((2, n_topics), np.int32)
+        n_wk[0, 3] = count
+        n_wk[1, n_topics - 1] = 2
+        word_meta = new_word_meta(2)
+        slots, _ = hash_from_dense(n_wk, 4, word_meta)
+        assert slots.dtype == dtype
+        dense = np.zeros_like(n_wk)
+        to_dense(word_meta, slots, dense)
+        assert np.array_equal(dense, n_wk)
+        slots, _ = compact_and_build(word_meta, slots, 4, n_wk.sum(0).astype(np.int64), 0.1, 0.2,
+                                     new_word_table(3 + n_topics, n_topics), np.empty(n_topics))
+        assert slots.dtype == dtype
+        to_dense(word_meta, slots, dense)
+        assert np.array_equal(dense, n_wk)
+
+
+def test_compaction_lays_out_into_the_spare_slots_when_they_fit():
+    """compact_and_build writes the new layout into the spare slots array it is given (the
+    sampler passes the one from the compaction before, so its huge pages stay mapped) when that
+    has room and the slots' dtype, else into a new NumPy array; either way the layout and tables are the same, and the
+    empty slots hold zero counts whatever the spare held."""
+    from medlda._kernels.light.word_hash import (SP_LO, SP_N, TABLE_STRIDE, compact_and_build, hash_from_dense, new_word_meta,
+                                          new_word_table, to_dense)
+
+    n_wk = np.random.default_rng(5).poisson(0.4, size=(30, 16)).astype(np.int32)
+    n_k = n_wk.sum(0).astype(np.int64)
+    spill = 40
+    results = []
+    for spare in (None, np.full(3, 7, np.int16), np.full(30000, 7, np.int32), np.full(30000, 7, np.int16)):
+        word_meta = new_word_meta(30)
+        slots, _ = hash_from_dense(n_wk, spill, word_meta)
+        assert slots.dtype == np.int16
+        word_table = new_word_table(int(np.minimum(n_wk.sum(1), 16).sum()) + 16, 16)
+        new, top = compact_and_build(word_meta, slots, spill, n_k, 0.1, 1.6, word_table, np.empty(16), spare)
+        fits = spare is not None and spare.size == 30000 and spare.dtype == slots.dtype
+        assert new is not slots and (new is spare) == fits and new.dtype == slots.dtype
+        assert new.size >= 3 * (top[0] + spill)
+        dense = np.zeros_like(n_wk)
+        to_dense(word_meta, new, dense)
+        assert np.array_equal(dense, n_wk)
+        _assert_empty_slots_hold_zero(word_meta, new)  # even where the spare held other values
+        used = new[:3 * top[0]].reshape(-1, 3).copy()
+        n_entries = word_meta[-1, SP_LO] + word_meta[-1, SP_N] + 16  # the sparse entries, then the dense part
+        results.append((word_meta.copy(), used, word_table[:TABLE_STRIDE * n_entries].copy()))
+    for meta, used, table in results[1:]:
+        assert np.array_equal(meta, results[0][0]) and np.array_equal(used, results[0][1])
+        assert np.array_equal(table.view(np.int64), results[0][2].view(np.int64))
+
+
+@pytest.mark.parametrize("wide", [False, True], ids=["8-byte", "16-byte"])
+def test_word_proposal_tables_draw_their_frozen_q(wide):
+    """compact_and_build's sparse + dense tables draw k with probability proportional to
+    (n_kv + beta) / (n_k + V beta): the q the collapsed MH ratio reads back, in 8-byte entries
+    (float32 probabilities, up to NARROW_TOPICS topics) and in the 16-byte ones of more topics."""
+    from medlda._kernels.light.word_hash import (FRAC, NARROW_TOPICS, SCALE_DENSE, SCALE_SPARSE, SP_LO, SP_N,
+                                          compact_and_build, draw_word, hash_from_dense, new_word_meta,
+                                          new_word_table, topic_view)
+    from numba import njit
+
+    @njit
+    def draws(n, state, word_meta, meta_f, word_table, v):
+        out = np.empty(n, np.int64)
+        dense_lo = word_meta[-1, SP_LO] + word_meta[-1, SP_N]
+        for i in range(n):
+            state, out[i] = draw_word(state, word_table, topic_view(word_table), word_meta[v, SP_LO],
+                                      word_meta[v, SP_N], meta_f[v, FRAC], meta_f[v, SCALE_SPARSE], dense_lo, 6,
+                                      meta_f[v, SCALE_DENSE])
+        return out
+
+    n_wk = np.array([[0, 5, 0, 1, 0, 0], [3, 0, 0, 0, 0, 9], [0, 0, 0, 0, 0, 0]], np.int32)
+    n_k = n_wk.sum(0).astype(np.int64) + np.array([2, 0, 4, 0, 1, 3])
+    beta, vbeta = 0.5, 1.5
+    word_meta = new_word_meta(3)
+    slots, _ = hash_from_dense(n_wk, 0, word_meta)
+    word_table = new_word_table(18 + 6, NARROW_TOPICS + 1 if wide else 6)
+    assert word_table.dtype == (np.float64 if wide else np.float32)
+    compact_and_build(word_meta, slots, 0, n_k, beta, vbeta, word_table, np.empty(6))
+    meta_f = word_meta.view(np.float64)
+    assert meta_f[2, FRAC] == 0.0  # a word with no tokens draws from the dense part only
+    for v in range(3):
+        q = (n_wk[v] + beta) / (n_k + vbeta)
+        hist = np.bincount(draws(60000, np.uint64(11 + v), word_meta, meta_f, word_table, v), minlength=6)
+        assert chi_square_pvalue(hist, q / q.sum()) > FALSE_ALARM
+        wrong = (n_wk[v] + beta) / (n_k + 0.2)  # the frozen n_k with the wrong V beta
+        assert chi_square_pvalue(hist, wrong / wrong.sum()) < FALSE_ALARM
+
+
+
+def test_collapsed_sweep_draws_each_proposal_kind_through_its_row():
+    """The collapsed sweep draws every proposal kind by one code path, from entries written into
+    word_table after the word tables: the doc proposal's rows as the sweep sets them draw k with
+    probability (n_dk + alpha_k) / (N_d + alpha_sum), its own token's topic included, and the exp
+    rows draw the exp table's q."""
+    from numba import njit
+
+    from medlda._kernels.alias import build_alias
+    from medlda._kernels.light.sweeps import DOC, EXP, ROW, _draw_kind, _put_alias, _put_doc_topic, _set_row
+    from medlda._kernels.light.word_hash import topic_view
+
+    @njit
+    def draws(n, state, z, alpha, exp_w):
+        n_topics = alpha.size
+        table = np.zeros(2 * (2 * n_topics + z.size), np.float32)  # 8-byte entries, as the sweeps use
+        topics = topic_view(table)
+        prob, alias, q = np.empty(n_topics), np.empty(n_topics, np.int64), np.empty(n_topics)
+        small, large = np.empty(n_topics, np.int64), np.empty(n_topics, np.int64)
+        build_alias(alpha, prob, alias, q, small, large)
+        _put_alias(table, topics, 0, prob, alias)
+        build_alias(exp_w, prob, alias, q, small, large)
+        _put_alias(table, topics, n_topics, prob, alias)
+        for j in range(z.size):
+            _put_doc_topic(table, topics, 2 * n_topics + j, z[j])
+        rows_f, rows_i = np.zeros(3 * ROW), np.zeros(3 * ROW, np.int64)
+        alpha_sum = alpha.sum()
+        _set_row(rows_f, rows_i, DOC, z.size / (z.size + alpha_sum), z.size + alpha_sum, 2 * n_topics, z.size,
+                 n_topics * (z.size + alpha_sum) / alpha_sum, 0, n_topics)
+        _set_row(rows_f, rows_i, EXP, 2.0, n_topics, n_topics, n_topics, n_topics, n_topics, n_topics)
+        out = np.empty((2, n), np.int64)
+        for i in range(n):
+            state, out[0, i] = _draw_kind(state, rows_f, rows_i, DOC, table, topics)
+            state, out[1, i] = _draw_kind(state, rows_f, rows_i, EXP, table, topics)
+        return out
+
+    z = np.array([3, 0, 3, 3, 1, 0, 3])
+    alpha = np.array([0.4, 1.1, 0.2, 0.5, 0.8])
+    exp_w = np.array([3.0, 0.5, 0.0, 1.5, 0.25])
+    doc_draws, exp_draws = draws(60000, np.uint64(7), z, alpha, exp_w)
+    doc_q = (np.bincount(z, minlength=5) + alpha) / (z.size + alpha.sum())
+    assert chi_square_pvalue(np.bincount(doc_draws, minlength=5), doc_q) > FALSE_ALARM
+    without_alpha = (np.bincount(z, minlength=5) + 1e-3) / (z.size + 5e-3)  # a doc row that ignored alpha
+    assert chi_square_pvalue(np.bincount(doc_draws, minlength=5), without_alpha / without_alpha.sum()) < FALSE_ALARM
+    assert np.bincount(exp_draws, minlength=5)[2] == 0
+    exp_q = np.delete(exp_w / exp_w.sum(), 2)
+    assert chi_square_pvalue(np.delete(np.bincount(exp_draws, minlength=5), 2), exp_q) > FALSE_ALARM
+
+
+@pytest.mark.parametrize("form", ["rejection", "vose"])
+def test_exp_table_draws_its_q_in_either_form(form):
+    """The exp table of a flat exp(G_d) for few draws is a rejection table (every alias
+    ``REJECT``), of a peaked one for many draws Vose's; both store q = exp(G_d) / Z and draw it,
+    by ``draw_alias`` (the exact sweep) and through word_table entries (the collapsed sweep), each
+    rejected try drawn again. (A rejected try taken as its entry's topic would draw the uniform:
+    the test tells the two apart.)"""
+    from numba import njit
+
+    from medlda._kernels.alias import draw_alias
+    from medlda._kernels.light.sweeps import EXP, REJECT, ROW, _draw_kind, _put_alias, _set_row, exp_table
+    from medlda._kernels.light.word_hash import topic_view
+
+    @njit
+    def draws(n, state, eta, b, p, n_draws):
+        n_topics = eta.shape[1]
+        exp_w, prob, q = np.empty(n_topics), np.empty(n_topics), np.empty(n_topics)
+        alias, small, large = np.empty(n_topics, np.int64), np.empty(n_topics, np.int64), np.empty(n_topics, np.int64)
+        exp_table(eta, b, p, exp_w, prob, alias, q, small, large, n_draws)
+        table = np.zeros(2 * n_topics, np.float32)
+        topics = topic_view(table)
+        _put_alias(table, topics, 0, prob, alias)
+        rows_f, rows_i = np.zeros(3 * ROW), np.zeros(3 * ROW, np.int64)
+        _set_row(rows_f, rows_i, EXP, 2.0, n_topics, 0, n_topics, n_topics, 0, n_topics)
+        out = np.empty((2, n), np.int64)
+        for i in range(n):
+            state, k = draw_alias(state, prob, alias)
+            while k < 0:
+                state, k = draw_alias(state, prob, alias)
+            out[0, i] = k
+            state, k = _draw_kind(state, rows_f, rows_i, EXP, table, topics)
+            while k < 0:
+                state, k = _draw_kind(state, rows_f, rows_i, EXP, table, topics)
+            out[1, i] = k
+        return out, q, alias
+
+    flat = form == "rejection"
+    eta = np.array([[0.1, -0.2, 0.3, 0.0, 0.2, -0.1]]) if flat else np.array([[4.0, -3.0, 2.0, 0.0, 5.0, -1.0]])
+    b, p = (np.array([0.5]), np.array([1.0])) if flat else (np.array([0.1]), np.array([2.0]))
+    out, q, alias = draws(60000, np.uint64(11), eta, b, p, 10.0 if flat else 100.0)
+    g = eta[0] * (p[0] - b[0] * eta[0])
+    assert np.allclose(q, np.exp(g - g.max()) / np.exp(g - g.max()).sum(), rtol=1e-5, atol=0)
+    assert np.all(alias == REJECT) if flat else np.all(alias >= 0)
+    for route in out:
+        assert chi_square_pvalue(np.bincount(route, minlength=6), q) > FALSE_ALARM
+        assert chi_square_pvalue(np.bincount(route, minlength=6), np.full(6, 1 / 6)) < FALSE_ALARM
+
+def test_log_space_gamma_and_dirichlet_draws():
+    """The kernels' log Gamma draws match scipy's (KS) for small shapes (the rejection sampler of
+    shapes below 0.3: beta, the shape of every zero count), shapes below 1 (boosted) and above,
+    and each phi column drawn by draw_phi_tables has the Dirichlet(n + beta) mean."""
+    from medlda._kernels.dirichlet import draw_phi_tables, log_gamma_draws
+    from medlda._kernels.rng import make_streams
+
+    for shape in (0.01, 0.1, 0.29, 0.3, 1.0, 4.5):
+        x = log_gamma_draws(shape, 20000, np.uint64(17))
+        assert stats.kstest(x, stats.loggamma(shape).cdf).pvalue > FALSE_ALARM
+        assert stats.kstest(x, stats.loggamma(shape * 1.05).cdf).pvalue < FALSE_ALARM
+    n_wk = np.array([[3, 0], [1, 0], [0, 6]], np.int32)
+    rng = np.random.default_rng(2)
+    for beta in (0.5, 0.05):  # zero counts boosted / drawn by the small-shape sampler
+        phis = []
+        for _ in range(4000):
+            phi = np.empty((3, 2))
+            draw_phi_tables(n_wk, beta, make_streams(rng, 3), phi, np.empty((3, 2)), np.empty((3, 2), np.int32),
+                            np.empty(3))
+            phis.append(phi)
+        phis = np.array(phis)
+        assert np.allclose(phis.sum(1), 1.0)
+        shape = n_wk + beta
+        assert np.abs(phis.mean(0) - shape / shape.sum(0)).max() < 0.01
+        for v, k in np.ndindex(n_wk.shape):  # each entry's Beta marginal
+            marginal = stats.beta(shape[v, k], shape[:, k].sum() - shape[v, k])
+            assert stats.kstest(phis[:, v, k], marginal.cdf).pvalue > FALSE_ALARM / 6
+
+
+def _block_corpus(seed: int):
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(1, 40, size=700)
+    word_ids = rng.integers(0, 120, size=lengths.sum()).astype(np.int32)
+    return word_ids, np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+
+
+def test_light_draws_eta_exactly_only_where_cheap():
+    """'auto' makes gibbs's exact draw (the same numbers from the same random state) while
+    D K^2 T <= EXACT_ETA_WORK N n_mh and coordinate sweeps above that; the other settings force one."""
+    from medlda.samplers import EXACT_ETA_WORK, ExactGibbs
+
+    word_ids, doc_ptr = _block_corpus(11)
+    n_docs, n_tokens = doc_ptr.size - 1, word_ids.size
+    kappa, w = np.ones((n_docs, 2)), np.full((n_docs, 2), 0.5)
+    for n_topics in (4, 40):
+        state = SamplerState.initialize(word_ids, doc_ptr, 120, n_topics, np.full(n_topics, 0.2), 0.05,
+                                        np.random.default_rng(1))
+        eta = np.zeros((2, n_topics))
+        cheap = n_docs * n_topics ** 2 * 2 <= EXACT_ETA_WORK * n_tokens * 6
+        assert Light().exact_eta_is_cheap(state, 2) == cheap == (n_topics == 4)
+        draws = {name: smp.draw_eta(state, eta, kappa, w, 1.0, np.random.default_rng(7))[0]
+                 for name, smp in (("auto", Light()), ("exact", Light(eta_draw="exact")),
+                                   ("coordinate", Light(eta_draw="coordinate")), ("gibbs", ExactGibbs()))}
+        assert np.array_equal(draws["exact"], draws["gibbs"])
+        assert not np.array_equal(draws["exact"], draws["coordinate"])
+        assert np.array_equal(draws["auto"], draws["exact" if cheap else "coordinate"])
+    with pytest.raises(ValueError, match="eta_draw"):
+        Light(eta_draw="cholesky")
+
+
+def test_partial_light_gives_identical_chains_on_any_number_of_threads():
+    """Documents are independent given phi and each stream block has its own random stream, so
+    n_jobs = 1 and n_jobs = 3 must give bitwise the same assignments and counts."""
+    word_ids, doc_ptr = _block_corpus(9)
+    n_docs = doc_ptr.size - 1
+    eta = np.random.default_rng(0).normal(size=(1, 8))
+    kappa, w = np.ones((n_docs, 1)), np.full((n_docs, 1), 0.5)
+    runs = []
+    for n_jobs in (1, 3):
+        rng = np.random.default_rng(4)
+        state = SamplerState.initialize(word_ids, doc_ptr, 120, 8, np.full(8, 0.2), 0.05, rng)
+        sampler = Light("partial", n_jobs=n_jobs)
+        for _ in range(3):
+            sampler.sweep(state, eta, kappa, w, rng)
+        runs.append(state)
+    assert np.array_equal(runs[0].z, runs[1].z) and np.array_equal(runs[0].n_wk, runs[1].n_wk)
+    assert np.array_equal(runs[0].n_k, runs[1].n_k)
+
+
+@pytest.mark.parametrize("sampler", [ExactGibbs(), Light(inference="mh")], ids=["gibbs", "light-mh"])
+def test_inference_gives_the_same_topics_on_any_number_of_threads(sampler):
+    """New documents are independent given phi and each stream block keeps its random stream,
+    so inference on 1, 2 or 3 threads must give bitwise the same averaged counts; another seed
+    must not (so the comparison can fail)."""
+    word_ids, doc_ptr = _block_corpus(9)
+    phi = np.random.default_rng(1).dirichlet(np.full(120, 0.1), size=8).T.copy()
+    alpha = np.full(8, 0.2)
+    runs = [sampler.infer(word_ids, doc_ptr, phi, alpha, 5, 5, np.random.default_rng(3), n_jobs)
+            for n_jobs in (1, 2, 3)]
+    assert np.array_equal(runs[0], runs[1]) and np.array_equal(runs[0], runs[2])
+    assert not np.array_equal(runs[0], sampler.infer(word_ids, doc_ptr, phi, alpha, 5, 5,
+                                                     np.random.default_rng(4), 2))
+
+
+def test_inference_reports_progress_in_groups_with_the_same_topics(monkeypatch):
+    """With a progress callback, documents are inferred a group of stream blocks at a time: the
+    same averaged counts, and the reports add up to every document."""
+    import medlda.samplers.inference as inference
+
+    monkeypatch.setattr(inference, "PROGRESS_STREAMS", 1)  # a group per 256 documents and thread
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(1, 12, size=700)
+    doc_ptr = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    word_ids = rng.integers(0, 120, size=doc_ptr[-1]).astype(np.int32)
+    phi = np.random.default_rng(1).dirichlet(np.full(120, 0.1), size=8).T.copy()
+    alpha = np.full(8, 0.2)
+    whole = ExactGibbs().infer(word_ids, doc_ptr, phi, alpha, 5, 5, np.random.default_rng(3), 2)
+    reports = []
+    grouped = ExactGibbs().infer(word_ids, doc_ptr, phi, alpha, 5, 5, np.random.default_rng(3), 2,
+                                 progress=reports.append)
+    assert np.array_equal(whole, grouped) and reports == [512, 188]
+    one = ExactGibbs().infer(word_ids, doc_ptr, phi, alpha, 5, 5, np.random.default_rng(3), 1, progress=reports.append)
+    assert np.array_equal(whole, one) and reports[2:] == [256, 256, 188]
+    assert not np.array_equal(whole, ExactGibbs().infer(word_ids, doc_ptr, phi, alpha, 5, 5,
+                                                        np.random.default_rng(4), 2))
+
+
+def test_collapsed_light_on_threads_keeps_counts_exact():
+    """With n_jobs > 1 each thread samples against its own snapshot of the counts; after the
+    merge the hash, dense n_wk and n_k must equal the counts of z, and chains must differ from
+    the one-thread chain only through that snapshot (so they do differ)."""
+    from medlda._kernels.light.word_hash import to_dense
+
+    word_ids, doc_ptr = _block_corpus(10)
+    states = []
+    for n_jobs in (1, 2):
+        rng = np.random.default_rng(5)
+        state = SamplerState.initialize(word_ids, doc_ptr, 120, 8, np.full(8, 0.2), 0.05, rng)
+        sampler = Light("collapsed", n_jobs=n_jobs)
+        e = (np.zeros((0, 8)), np.zeros((doc_ptr.size - 1, 0)), np.zeros((doc_ptr.size - 1, 0)))
+        for _ in range(3):
+            sampler.sweep(state, *e, rng)
+            n_wk = np.zeros((120, 8), int)
+            np.add.at(n_wk, (word_ids, state.z), 1)
+            assert np.array_equal(n_wk, state.n_wk) and np.array_equal(n_wk.sum(0), state.n_k)
+            dense = np.zeros_like(state.n_wk)
+            to_dense(sampler._hash.word_meta, sampler._hash.slots, dense)
+            assert np.array_equal(dense, state.n_wk)
+        states.append(state)
+    assert not np.array_equal(states[0].z, states[1].z)
