@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 from medlda import MedLDAClassifier
 from medlda.data.readers import read_corpus
-from medlda.models.multiclass import ovr_zbar
+from medlda.models.ovr import ovr_zbar
 A = Path(__file__).resolve().parents[2] / "shared" / "data" / "20news-bydate.tar.gz"
 K = int(sys.argv[1]); sampler = sys.argv[2]; seed = int(sys.argv[3]); out = sys.argv[4]
 eta_draw = sys.argv[5] if len(sys.argv) > 5 else "auto"

@@ -3,7 +3,8 @@
 import logging
 
 from medlda.data.corpus import Corpus
-from medlda.models.estimators import LDA, MedLDAClassifier
+from medlda.models.classifier import MedLDAClassifier
+from medlda.models.lda import LDA
 from medlda.models.regressor import MedLDARegressor
 
 __version__ = "0.1.0"

@@ -454,22 +454,23 @@ def test_invalid_topic_counts_are_refused_by_the_parser(capsys, bow_files, value
 def test_unwritable_outputs_are_refused_before_the_work(capsys, tmp_path, bow_files, monkeypatch):
     """A typo in an output path costs nothing: the run stops before training or inference."""
     train, test = bow_files
-    import medlda.models.estimators
+    import medlda.models.base
+    import medlda.models.classifier
 
     def no_fit(*args, **kwargs):
         raise AssertionError("training started")
 
     model = tmp_path / "m.npz"
     assert run(capsys, "train", "--train", train, "--out", model, *FAST)[0] == 0
-    monkeypatch.setattr(medlda.models.estimators._TopicModel, "_fit_topics", no_fit)
+    monkeypatch.setattr(medlda.models.base.TopicModel, "_fit_topics", no_fit)
     missing = tmp_path / "no" / "such"
     for flag in ("--out", "--trace", "--checkpoint"):
         code, out, err = run(capsys, "train", "--train", train, flag, missing / "f", *FAST)
         assert code == 2 and f"directory {missing} does not exist" in err and out == ""
     code, _, err = run(capsys, "train", "--train", train, "--out", tmp_path, *FAST)
     assert code == 2 and "is a directory" in err
-    monkeypatch.setattr(medlda.models.estimators._TopicModel, "transform", no_fit, raising=False)
-    monkeypatch.setattr(medlda.models.estimators.MedLDAClassifier, "transform", no_fit)
+    monkeypatch.setattr(medlda.models.base.TopicModel, "transform", no_fit, raising=False)
+    monkeypatch.setattr(medlda.models.classifier.MedLDAClassifier, "transform", no_fit)
     code, _, err = run(capsys, "predict", "--model", model, "--input", test, "--out", missing / "p.txt")
     assert code == 2 and "does not exist" in err
     for out, problem in ((missing / "f.png", "does not exist"), (tmp_path / "f.xyz", "unknown figure format")):
@@ -754,7 +755,7 @@ def test_empty_topics_are_marked_and_left_out_of_class_lists(saved_model):
 
 
 def test_help_texts_cover_every_option_and_say_the_defaults():
-    from medlda.models.estimators import MULTILABEL_MARGIN
+    from medlda.models.classifier import MULTILABEL_MARGIN
 
     for command in ("predict", "evaluate", "transform", "info", "topics", "plot"):
         assert "saved model" in _option_help(command, "--model")

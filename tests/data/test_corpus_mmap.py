@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from medlda.data.corpus import Corpus
-from medlda.models.estimators import LDA, MedLDAClassifier
+from medlda import LDA, MedLDAClassifier
 from medlda.data.synthetic import make_supervised_corpus
 from medlda.engine.training import SamplerState
 

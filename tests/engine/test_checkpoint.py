@@ -16,7 +16,7 @@ import pytest
 from medlda.engine import checkpoint
 from medlda.engine.checkpoint import CheckpointError
 from medlda.cli import main
-from medlda.models.estimators import LDA, MedLDAClassifier
+from medlda import LDA, MedLDAClassifier
 from medlda.io.model_file import load_model
 from medlda.data.readers import write_bow
 from medlda.data.synthetic import make_supervised_corpus

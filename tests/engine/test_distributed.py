@@ -12,7 +12,7 @@ import pytest
 from medlda.engine import checkpoint
 from medlda.engine import ray as distributed
 from medlda.engine.ray import RayTrainer, WorkerLostError, compress_change, merge_change, shard_bounds
-from medlda.models.estimators import MedLDAClassifier
+from medlda import MedLDAClassifier
 from medlda._kernels.rng import DOCS_PER_STREAM
 from medlda.losses import make_loss
 from medlda.samplers import make_sampler

@@ -19,7 +19,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.utils.estimator_checks import check_estimator
 
-import medlda.models.estimators as estimators
+import medlda.models.base as estimators
 from medlda import LDA, MedLDAClassifier, MedLDARegressor
 
 COMMON = {

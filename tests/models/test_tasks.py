@@ -126,7 +126,7 @@ def test_positive_cost_reaches_the_loss_of_every_strategy(multiclass, multilabel
     multi-label data, C - 1 for one-vs-rest on C single-label classes (each binary model
     balanced; for the logistic loss up to OVR_LOGISTIC_BALANCED_MAX_K topics) and 1 otherwise,
     in the multi-task model and every binary model."""
-    import medlda.models.estimators as est
+    import medlda.models.classifier as est
 
     train, y, _, _ = multiclass
     ml_train, Y, _, _ = multilabel
@@ -154,7 +154,7 @@ def test_positive_cost_reaches_the_loss_of_every_strategy(multiclass, multilabel
 def test_auto_margin_is_the_multilabel_one_only_for_multilabel_data(multiclass, multilabel, monkeypatch):
     """margin='auto' gives multi-label multi-task models MULTILABEL_MARGIN (validated on Reuters)
     and leaves the papers' multi-class margin alone; an explicit margin always wins."""
-    import medlda.models.estimators as est
+    import medlda.models.classifier as est
 
     train, y, _, _ = multiclass
     ml_train, Y, _, _ = multilabel

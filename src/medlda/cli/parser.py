@@ -6,7 +6,7 @@ import argparse
 from typing import Callable, NoReturn
 
 from medlda import __version__
-from medlda.models.estimators import BINARY_MARGIN, MULTICLASS_MARGIN, MULTILABEL_MARGIN
+from medlda.models.classifier import BINARY_MARGIN, MULTICLASS_MARGIN, MULTILABEL_MARGIN
 from medlda.samplers import ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, SAMPLERS
 from medlda.cli.predict import cmd_evaluate, cmd_predict, cmd_transform
 from medlda.cli.show import PLOT_KINDS, cmd_info, cmd_plot, cmd_topics

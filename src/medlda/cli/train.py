@@ -58,7 +58,7 @@ def cmd_train(args) -> int:
 def _train_and_evaluate(args, train: Corpus, test: Corpus | None, common: dict, n_topics: int):
     """Fit one model of ``n_topics`` topics; return it and its summary, with its measures on
     ``test`` (if any)."""
-    from medlda.models.estimators import LDA
+    from medlda import LDA
     from medlda.reporting.reports import coherence_json
 
     if args.unsupervised:
@@ -147,7 +147,7 @@ def _hold_out(corpus: Corpus, fraction: float, seed: int | None, args) -> tuple[
 def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict, n_topics: int):
     """Pick the task from the labels (or --task), build the estimator of ``n_topics`` topics, fit
     it; return it, the task and the test targets (None without --test)."""
-    from medlda.models.estimators import MedLDAClassifier
+    from medlda import MedLDAClassifier
     from medlda.models.regressor import MedLDARegressor
     from medlda.data.tasks import auto_task_warning, detect_task, label_matrix, targets
 
@@ -264,7 +264,7 @@ def _measure_name(key: str, tested: str) -> str:
 
 def cmd_demo(args) -> int:
     """Draw a labeled corpus from the model (known topics and classifier), train, evaluate."""
-    from medlda.models.estimators import MedLDAClassifier
+    from medlda import MedLDAClassifier
     from medlda.data.synthetic import make_supervised_corpus
 
     corpus, truth = make_supervised_corpus(args.docs, args.topics, random_state=args.seed)

@@ -69,3 +69,10 @@ def evaluation_lines(report: dict, confusion: bool = False) -> list[str]:
         lines.append(" " * (width + 2) + " ".join(f"{s:>{cell}}" for s in short))
         lines.extend(f"{name:<{width}}  " + " ".join(f"{v:>{cell}}" for v in row) for name, row in zip(names, matrix))
     return lines
+
+
+def subset_accuracy(pred: np.ndarray, truth: np.ndarray) -> float:
+    """Accuracy; for indicator matrices the subset accuracy (every label of a document right)."""
+    if pred.ndim == 2:
+        return float(np.mean(np.all(pred == truth, axis=1)))
+    return float(np.mean(pred == truth))

@@ -6,7 +6,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Callable, IO
+from typing import IO, Callable
 
 
 def _final_mode(path: Path) -> int:

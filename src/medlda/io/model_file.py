@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from medlda.io.atomic import atomic_write
 from medlda.exceptions import ModelFileError
+from medlda.io.atomic import atomic_write
 
 FORMAT_NAME = "medlda-model"
 FORMAT_VERSION = 1
@@ -22,15 +22,17 @@ _META_KEY = "__metadata__"
 
 
 def _estimator_classes() -> dict:
-    from medlda.models.estimators import LDA, MedLDAClassifier
+    from medlda.models.classifier import MedLDAClassifier
+    from medlda.models.lda import LDA
     from medlda.models.regressor import MedLDARegressor
     return {"LDA": LDA, "MedLDAClassifier": MedLDAClassifier, "MedLDARegressor": MedLDARegressor}
 
 
 def save_model(model, path) -> None:
     """Save a fitted LDA, MedLDAClassifier (any strategy) or MedLDARegressor to ``path``."""
-    from medlda import __version__
     from sklearn.utils.validation import check_is_fitted
+
+    from medlda import __version__
 
     name = type(model).__name__
     if name not in _estimator_classes():
@@ -177,8 +179,8 @@ def _rebuild(path: Path, meta: dict, arrays: dict):
 
 def _rebuild_classifier(path: Path, model, meta: dict, arrays: dict, K: int) -> None:
     """Fitted state of a MedLDAClassifier; one-vs-rest sub-models are rebuilt from the stacked view."""
-    from medlda.models.estimators import MULTILABEL_POSITIVE_COST
-    from medlda.models.multiclass import unstack_ovr
+    from medlda.models.classifier import MULTILABEL_POSITIVE_COST
+    from medlda.models.ovr import unstack_ovr
 
     eta, cls = arrays.get("eta_samples"), arrays.get("classes")
     multilabel = bool(meta.get("multilabel", False))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 PARAMS = {
     "n_topics": "n_topics : int, default=20\n    Number of topics K.",
     "alpha_sum": "alpha_sum : float, default=6.4\n    Total Dirichlet prior mass on a document's topics; alpha_k = alpha_sum / K.",
@@ -119,3 +121,14 @@ def params_doc(*names: str) -> str:
     lines = ["Parameters", "----------"]
     lines += [PARAMS[n] for n in names]
     return "\n".join(lines)
+
+def check_param(value, name: str, kind, low=None, low_open=False) -> None:
+    """Raise ValueError unless value is of ``kind`` and above ``low`` (strictly if low_open)."""
+    ok = isinstance(value, kind) and not isinstance(value, bool)
+    if ok and low is not None:
+        ok = value > low if low_open else value >= low
+    if not ok:
+        bound = "" if low is None else f" {'>' if low_open else '>='} {low}"
+        what = "an integer" if kind is numbers.Integral else "a number" if kind is numbers.Real else \
+            f"a {getattr(kind, '__name__', 'value')}"
+        raise ValueError(f"{name} must be {what}{bound}, got {value!r}")

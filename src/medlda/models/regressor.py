@@ -13,11 +13,17 @@ import numpy as np
 from sklearn.base import RegressorMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from medlda.models.params import params_doc
 from medlda.data.corpus import count_matrix_shape
-from medlda.models.estimators import _RUN, _check, _fit_corpus, _poor_score, _sample_weight, _TopicModel
-from medlda.losses import REGRESSION_LOSSES, make_loss
 from medlda.engine.training import Supervision
+from medlda.losses import REGRESSION_LOSSES, make_loss
+from medlda.models.base import (
+    RUN_PARAMS,
+    TopicModel,
+    check_sample_weight,
+    fit_corpus,
+    poor_score_tags,
+)
+from medlda.models.params import check_param, params_doc
 
 REGRESSION_C = 4.0  # measured on the hotel reviews (see the c parameter's documentation)
 
@@ -28,16 +34,16 @@ def r2(y: np.ndarray, pred: np.ndarray) -> float:
     return 1.0 - float(np.sum((y - pred) ** 2)) / ss if ss > 0 else 0.0
 
 
-class MedLDARegressor(RegressorMixin, TransformerMixin, _TopicModel):
+class MedLDARegressor(RegressorMixin, TransformerMixin, TopicModel):
     __doc__ = ("Supervised topic model for a real response: MedLDA regression (epsilon-insensitive\n"
                "loss) or sLDA (squared loss). ``score`` is the predictive R^2.\n\n"
                + params_doc("n_topics", "alpha_sum", "beta", "c_regression", "epsilon", "sigma2",
                             "loss_regression", "n_iter", "sampler", "light_variant", "phi_every", "proposal", "n_mh",
                             "n_gibbs", "eta_draw", "n_jobs", "n_eta_avg", "n_infer_burn", "n_infer_avg", "trace",
-                            "random_state", "verbose", *_RUN))
+                            "random_state", "verbose", *RUN_PARAMS))
 
     def __sklearn_tags__(self):
-        return _poor_score(super().__sklearn_tags__())
+        return poor_score_tags(super().__sklearn_tags__())
 
     def __init__(self, n_topics: int = 20, *, alpha_sum: float = 6.4, beta: float = 0.01,
                  c: float = REGRESSION_C, epsilon: float = 1e-3, sigma2: float = 1.0,
@@ -79,10 +85,10 @@ class MedLDARegressor(RegressorMixin, TransformerMixin, _TopicModel):
 
     def _validate(self) -> None:
         self._validate_common()
-        _check(self.c, "c", numbers.Real, 0, low_open=True)
-        _check(self.epsilon, "epsilon", numbers.Real, 0)
-        _check(self.sigma2, "sigma2", numbers.Real, 0, low_open=True)
-        _check(self.n_eta_avg, "n_eta_avg", numbers.Integral, 1)
+        check_param(self.c, "c", numbers.Real, 0, low_open=True)
+        check_param(self.epsilon, "epsilon", numbers.Real, 0)
+        check_param(self.sigma2, "sigma2", numbers.Real, 0, low_open=True)
+        check_param(self.n_eta_avg, "n_eta_avg", numbers.Integral, 1)
         if self.loss not in REGRESSION_LOSSES:
             raise ValueError(f"loss must be one of {list(REGRESSION_LOSSES)} for regression, got {self.loss!r}")
 
@@ -109,7 +115,7 @@ class MedLDARegressor(RegressorMixin, TransformerMixin, _TopicModel):
                              f"y has shape {y.shape}")
         if not np.all(np.isfinite(y)):
             raise ValueError("y contains NaN or infinite responses")
-        corpus, y, weight = _fit_corpus(self, X, y, _sample_weight(sample_weight, n_docs))
+        corpus, y, weight = fit_corpus(self, X, y, check_sample_weight(sample_weight, n_docs))
         self.y_mean_ = float(y.mean())
         loss = self._make_loss()
         loss.doc_weight = weight

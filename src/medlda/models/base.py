@@ -1,0 +1,303 @@
+"""The shared base of every topic-model estimator: parameters, training, inference, topics."""
+
+from __future__ import annotations
+
+import numbers
+import os
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
+
+from medlda.data.corpus import (
+    Corpus,
+    check_count_matrix,
+    is_id_vocabulary,
+)
+from medlda.engine import training
+from medlda.engine.checkpoint import RunCheckpoints, chain_arrays, check_run_params
+from medlda.engine.training import SamplerState, Supervision
+from medlda.models.labels import effective_jobs
+from medlda.models.params import check_param
+from medlda.samplers import ETA_DRAWS, make_sampler
+
+COMMON_PARAMS = ("n_topics", "alpha_sum", "beta", "n_iter", "sampler", "light_variant", "phi_every", "proposal", "n_mh",
+           "n_infer_burn", "n_infer_avg", "trace", "random_state", "verbose",
+           "checkpoint_every", "checkpoint_path", "resume", "backend", "n_workers", "ray_address")
+RUN_PARAMS = COMMON_PARAMS[-6:]  # how a fit runs: checkpoints (medlda.engine.checkpoint), backend (medlda.engine.ray)
+
+
+def as_corpus(X, n_features: int | None = None, vocabulary: np.ndarray | None = None,
+               name: str = "the model") -> Corpus:
+    """X (Corpus, sparse or dense counts) as a Corpus over the model's words. A Corpus with words
+    of its own, given the model's ``vocabulary``, is mapped onto it by word (``Corpus.to_vocabulary``:
+    unknown words dropped and counted, documents kept in order; the same vocabulary costs no
+    copy), since its word ids mean nothing to the model otherwise. A matrix, or a corpus or model
+    without words (column numbers only), must have the model's number of words (``n_features``)."""
+    if (isinstance(X, Corpus) and vocabulary is not None and not is_id_vocabulary(vocabulary)
+            and not is_id_vocabulary(X.vocabulary)):
+        return X.to_vocabulary(vocabulary)
+    corpus = X if isinstance(X, Corpus) else Corpus.from_sparse(check_count_matrix(X))
+    if n_features is not None and corpus.n_words != n_features:
+        raise ValueError(f"X has {corpus.n_words} features, but {name} is expecting {n_features} features as input "
+                         f"(words: the columns of the count matrix it was fitted on)")
+    return corpus
+
+
+
+
+def poor_score_tags(tags):
+    """``tags`` with the task's poor_score set (see ``TopicModel.__sklearn_tags__``)."""
+    for task_tags in (tags.classifier_tags, tags.regressor_tags):
+        if task_tags is not None:
+            task_tags.poor_score = True
+    return tags
+
+
+class TopicModel(BaseEstimator):
+    """Shared parameters, validation, training and inference of every topic-model estimator."""
+
+    def __sklearn_tags__(self):
+        """scikit-learn >= 1.6 tags: non-negative (count) input, sparse matrices accepted; a poor
+        score on scikit-learn's toy data (blobs of two or three features: a vocabulary of two or
+        three words leaves a topic model little to find). The classifier and regressor mixins
+        set their task's tags after this runs, so ``poor_score_tags`` marks them there."""
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True
+        tags.input_tags.sparse = True
+        return tags
+
+    def _validate_common(self) -> None:
+        check_param(self.n_topics, "n_topics", numbers.Integral, 1)
+        check_param(self.alpha_sum, "alpha_sum", numbers.Real, 0, low_open=True)
+        check_param(self.beta, "beta", numbers.Real, 0, low_open=True)
+        check_param(self.n_iter, "n_iter", numbers.Integral, 1)
+        check_param(self.n_infer_burn, "n_infer_burn", numbers.Integral, 0)
+        check_param(self.n_infer_avg, "n_infer_avg", numbers.Integral, 1)
+        check_param(self.n_mh, "n_mh", numbers.Integral, 1)
+        check_param(self.phi_every, "phi_every", numbers.Integral, 1)
+        check_param(getattr(self, "n_gibbs", 1), "n_gibbs", numbers.Integral, 1)
+        if getattr(self, "eta_draw", "auto") not in ETA_DRAWS:
+            raise ValueError(f"eta_draw must be one of {list(ETA_DRAWS)}, got {self.eta_draw!r}")
+        check_run_params(self)
+        self._sampler = self._make_sampler()
+
+    def _make_sampler(self):
+        return make_sampler(self.sampler, light_variant=self.light_variant, proposal=self.proposal,
+                            n_mh=self.n_mh, n_gibbs=getattr(self, "n_gibbs", 2),
+                            eta_draw=getattr(self, "eta_draw", "auto"), n_jobs=self._sampler_threads(),
+                            block_simulation=getattr(self, "block_simulation", "nested"), phi_every=self.phi_every)
+
+    def _sampler_threads(self) -> int:
+        """Threads of the light sampler: n_jobs as joblib reads it (None: 1, -1: every core); one
+        inside one-vs-rest, whose binary models already run in parallel processes."""
+        if getattr(self, "strategy", "multitask") == "ovr":
+            return 1
+        return effective_jobs(getattr(self, "n_jobs", None), os.cpu_count() or 1)
+
+    def _alpha(self) -> np.ndarray:
+        return np.full(self.n_topics, self.alpha_sum / self.n_topics)
+
+    def _fit_topics(self, corpus: Corpus, supervision: Supervision | None, rng, n_eta_keep: int = 0,
+                    measure=None):
+        """Train on a corpus with no empty documents; keep topic-word counts and statistics.
+        ``measure(state)`` adds entries to the trace (e.g. held-out perplexity)."""
+        if supervision is not None and not getattr(self._sampler, "supports_supervision", True):
+            raise ValueError(f"sampler={self.sampler!r} is for unsupervised LDA only; "
+                             f"{type(self).__name__} needs sampler='gibbs' or 'light'")
+        if measure is not None and getattr(self, "backend", "local") != "local":
+            raise NotImplementedError("held-out perplexity traces need backend='local'")
+        compile_seconds = training.warm_up(self._sampler, 0 if supervision is None else supervision.targets.shape[1])
+        run = RunCheckpoints.for_model(self, corpus.word_ids, corpus.doc_ptr, corpus.n_words,
+                                       supervision, n_eta_keep)
+        bar = None
+        if self.verbose:
+            from medlda.engine.progress import ProgressBar
+            bar = ProgressBar(self.n_iter, desc=type(self).__name__)
+        # BLAS (the exact eta draws) gets the estimator's threads and no more: left at every core,
+        # OpenBLAS threads spin on a core another process holds (the Gram matrix of 40 topics over
+        # 2,044 documents: 55 ms on 2 threads beside a busy core, 0.24 ms on one)
+        try:
+            with threadpool_limits(self._sampler_threads(), user_api="blas"):
+                if getattr(self, "backend", "local") == "ray":
+                    from medlda.engine.ray import train_ray
+                    state, result = train_ray(self, corpus, supervision, rng, n_eta_keep, run, callback=bar)
+                else:
+                    state = SamplerState.initialize(corpus.word_ids, corpus.doc_ptr, corpus.n_words,
+                                                    self.n_topics, self._alpha(), self.beta, rng)
+                    run.restore(state, supervision, rng, self._sampler)
+                    callback = run.callback(lambda: (state.z, state.streams, [], chain_arrays(self._sampler, state)),
+                                            supervision, rng, then=bar)
+                    result = training.train(state, supervision, n_iter=self.n_iter, n_eta_keep=n_eta_keep,
+                                             rng=rng, sampler=self._sampler,
+                                             measure_log_joint=bool(self.trace or self.verbose), callback=callback,
+                                             start_iteration=run.start, kept_eta=run.kept_eta, measure=measure,
+                                             measure_every=getattr(self, "trace_every", 1))
+                run.finish(result)
+        finally:
+            if bar is not None:
+                bar.close()
+        self.topic_word_counts_ = np.ascontiguousarray(state.n_wk.T)
+        self.n_features_in_ = corpus.n_words
+        self.vocabulary_ = corpus.vocabulary if isinstance(self._fit_input, Corpus) else None
+        self.trace_ = result.trace
+        self.log_joint_ = state.log_joint()
+        self.fit_stats_ = {
+            "train_seconds": result.seconds,
+            "compile_seconds": compile_seconds,
+            "n_tokens": corpus.n_tokens,
+            "n_docs": corpus.n_docs,
+            "tokens_per_second": corpus.n_tokens * self.n_iter / max(result.seconds, 1e-12),
+            **getattr(result, "run_stats", {}),
+        }
+        self._phi_cache = None
+        return state, result
+
+    @property
+    def topic_word_(self) -> np.ndarray:
+        """Point estimate phi (K, V): (n_kw + beta) / (n_k + V beta)."""
+        check_is_fitted(self, "topic_word_counts_")
+        counts = self.topic_word_counts_
+        return (counts + self.beta) / (counts.sum(axis=1, keepdims=True) + counts.shape[1] * self.beta)
+
+    @property
+    def components_(self) -> np.ndarray:
+        """Topic-word pseudo-counts n_kw + beta (K, V), as scikit-learn's LDA names them."""
+        check_is_fitted(self, "topic_word_counts_")
+        return self.topic_word_counts_ + self.beta
+
+    def _phi_wk(self) -> np.ndarray:
+        if getattr(self, "_phi_cache", None) is None:
+            self._phi_cache = np.ascontiguousarray(self.topic_word_.T)
+        return self._phi_cache
+
+    def _input_corpus(self, X) -> Corpus:
+        """New documents X as a Corpus over the fitted words (``as_corpus``: a Corpus with a
+        vocabulary is aligned to ``vocabulary_`` by word, anything else must match in size)."""
+        return as_corpus(X, self.n_features_in_, getattr(self, "vocabulary_", None), type(self).__name__)
+
+    def _doc_topic_counts(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """Averaged inferred doc-topic counts (D, K) of new documents, and their lengths; each
+        document's draws are seeded by random_state and its own words, so its result does not
+        depend on the other documents of X or its place among them."""
+        check_is_fitted(self, "topic_word_counts_")
+        corpus = self._input_corpus(X)
+        rng = np.random.default_rng(self.random_state)
+        bar = None
+        if self.verbose:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=corpus.n_docs, desc="inference", unit="doc", dynamic_ncols=True)
+        try:
+            counts = self._make_sampler().infer(corpus.word_ids, corpus.doc_ptr, self._phi_wk(), self._alpha(),
+                                                self.n_infer_burn, self.n_infer_avg, rng, self._sampler_threads(),
+                                                progress=None if bar is None else bar.update, doc_seeded=True)
+        finally:
+            if bar is not None:
+                bar.close()
+        return counts, corpus.doc_lengths
+
+    def _zbar(self, X) -> np.ndarray:
+        """Inferred normalized topic counts; an empty document gets the prior mean alpha / alpha_sum."""
+        counts, lengths = self._doc_topic_counts(X)
+        zbar = counts / np.maximum(lengths, 1)[:, None]
+        zbar[lengths == 0] = 1.0 / self.n_topics
+        return zbar
+
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        """Names of ``transform``'s columns, prefixed by the estimator's name as scikit-learn's
+        decompositions do ("lda0", "lda1", ...; one-vs-rest: "medldaclassifier_<class>_<k>"), so
+        pipelines, ``ColumnTransformer`` and ``set_output(transform="pandas")`` label topics.
+        ``input_features`` (the words) is not needed: topics are named by number."""
+        check_is_fitted(self, "n_features_in_")
+        prefix = type(self).__name__.lower()
+        subs = getattr(self, "estimators_", None)
+        if subs:
+            return np.array([f"{prefix}_{c}_{k}" for c in self.classes_ for k in range(self.n_topics)], dtype=object)
+        return np.array([f"{prefix}{k}" for k in range(self.n_topics)], dtype=object)
+
+    def top_words(self, n: int = 10, vocabulary=None, relevance: float = 1.0) -> list[list[str]]:
+        """The ``n`` most probable words of each topic (``relevance`` < 1: the most relevant, see
+        ``top_word_ids``). Words come from ``vocabulary`` (e.g. a pipeline's
+        ``CountVectorizer().get_feature_names_out()``), else from the fitted Corpus, else word ids
+        are given as text."""
+        return self._words_of(self.top_word_ids(n, relevance), vocabulary)
+
+    def _words_of(self, ids: np.ndarray, vocabulary=None) -> list[list[str]]:
+        """Rows of word ids (``top_word_ids``) as words of ``vocabulary``, else of the fitted
+        Corpus, else the ids as text."""
+        vocab = self.vocabulary_ if vocabulary is None else np.asarray(vocabulary, dtype=str)
+        if vocab is not None and vocab.size != self.n_features_in_:
+            raise ValueError(f"vocabulary has {vocab.size} words, the model {self.n_features_in_}")
+        if vocab is None:
+            vocab = np.array([str(v) for v in range(self.n_features_in_)])
+        return [[str(vocab[v]) for v in row] for row in ids]
+
+    def top_word_ids(self, n: int = 10, relevance: float = 1.0) -> np.ndarray:
+        """(K, n) word ids of each topic's ``n`` top words, the first first. ``relevance`` is
+        LDAvis's lambda (Sievert and Shirley 2014): words ranked by
+        lambda log phi_kw + (1 - lambda) log(phi_kw / p_w), p_w = sum_k p(k) phi_kw the word's
+        probability in the whole corpus. 1 ranks by probability; lower values favour words
+        frequent in the topic and rare elsewhere (the paper's users preferred about 0.6), which
+        pushes back words every topic holds."""
+        check_is_fitted(self, "topic_word_counts_")
+        check_param(n, "n (words per topic)", numbers.Integral, 1)
+        if not (isinstance(relevance, numbers.Real) and not isinstance(relevance, bool) and 0 <= relevance <= 1):
+            raise ValueError(f"relevance must be a number in [0, 1], got {relevance!r}")
+        if relevance == 1:
+            return np.argsort(-self.topic_word_counts_, axis=1, kind="stable")[:, :n]
+        log_phi = np.log(self.topic_word_)
+        share = self.topic_word_counts_.sum(axis=1) / max(self.topic_word_counts_.sum(), 1)
+        log_p = np.log(share @ self.topic_word_)
+        score = relevance * log_phi + (1 - relevance) * (log_phi - log_p)
+        return np.argsort(-score, axis=1, kind="stable")[:, :n]
+
+    def coherence(self, X, measure: str = "npmi", n_words: int = 10, relevance: float = 1.0) -> np.ndarray:
+        """Coherence (K,) of each topic's ``n_words`` top words (``top_word_ids``) in the documents
+        X (same vocabulary as the fit; a Corpus with its own words is aligned by word): ``"npmi"``
+        (in [-1, 1], higher is better; held-out or external documents) or ``"umass"`` (the training
+        documents). See ``medlda.evaluation.coherence``."""
+        from medlda.evaluation.coherence import topic_coherence
+        return topic_coherence(self.top_word_ids(n_words, relevance), self._input_corpus(X), measure)
+
+    def save(self, path) -> None:
+        """Write the fitted model to one file (arrays + JSON metadata, no pickle), atomically."""
+        from medlda.io.model_file import save_model
+        save_model(self, path)
+
+
+def fit_corpus(model: TopicModel, X, y=None, weight: np.ndarray | None = None):
+    """The training corpus without empty documents, and y and the document weights to match.
+    Skipping changes what the model is fitted on, so it warns (the count is ``n_empty_skipped_``)."""
+    model._fit_input = X
+    corpus = as_corpus(X)
+    keep = corpus.doc_lengths > 0
+    model.n_empty_skipped_ = n = int((~keep).sum())
+    if not keep.any():
+        raise ValueError("no non-empty documents to train on")
+    if n:
+        warnings.warn(f"{type(model).__name__}.fit skipped {n} empty document{'s' if n != 1 else ''} (no words) "
+                      f"of {corpus.n_docs}: nothing to learn from them (n_empty_skipped_)", UserWarning, stacklevel=3)
+        corpus = corpus.subset(keep)
+        if y is not None:
+            y = y[keep]
+        if weight is not None:
+            weight = weight[keep]
+    return corpus, y, weight
+
+
+def check_sample_weight(sample_weight, n_docs: int) -> np.ndarray | None:
+    """``fit``'s sample_weight as a (D,) float array (None stays None): finite, >= 0, some > 0."""
+    if sample_weight is None:
+        return None
+    try:
+        weight = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("sample_weight must be numbers, one per document") from None
+    if weight.shape != (n_docs,):
+        raise ValueError(f"sample_weight must have one weight per document: X has {n_docs} documents, "
+                         f"sample_weight has shape {weight.shape}")
+    if not np.all(np.isfinite(weight)) or np.any(weight < 0) or not np.any(weight > 0):
+        raise ValueError("sample_weight must be finite and non-negative, and not all zero")
+    return weight
