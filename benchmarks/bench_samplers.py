@@ -1,34 +1,40 @@
-"""Sampler speed and accuracy on 20 Newsgroups, printed as JSON (SPEC §9 measures).
+"""Sampler speed on 20 Newsgroups (suite "samplers"): seconds per iteration, tokens/s, accuracy.
 
-- supervised: binary alt.atheism vs talk.religion.misc, MedLDAClassifier, test accuracy;
-- unsupervised: LDA on the full training set, seconds per iteration as K grows, and the log
-  joint after each iteration (measured outside the timed sampling) to compare how fast each
-  sampler climbs per second;
-- sensitivity (KDD paper): binary task at one K with light, varying the proposal composition,
-  n_mh and n_gibbs.
-For each K and sampler (gibbs, light partially collapsed, light collapsed): seconds per
-iteration, tokens/s (training tokens x iterations / sampling seconds), JIT compile time apart,
-and the ratios of interest measured in this one run.
+- ``binary``: alt.atheism against talk.religion.misc, MedLDAClassifier, test accuracy;
+- ``lda-full``: LDA on the full training set, seconds per iteration as K grows, and the log joint
+  after each iteration (measured outside the timed sweeps) to compare how fast each sampler
+  climbs per second;
+- ``sensitivity`` (the KDD paper's study): the binary task at one K with light, one knob at a
+  time away from the defaults (proposal, n_mh, n_gibbs).
 
-    python benchmarks/bench_samplers.py > bench.json          # everything (about 15 minutes)
-    python benchmarks/bench_samplers.py --ks 20,100,400 --iters 20 --lda-iters 10 --skip-sensitivity
-    python benchmarks/bench_samplers.py --ks 100,1000 --skip-binary --skip-sensitivity --repeats 5
+For each task, K and sampler (gibbs, light partial, light collapsed): rows of seconds per
+iteration and tokens/s (JIT compilation apart), then derived rows: light's speed-up over gibbs
+at each K and light's cost growth with K, as ratios of the median fits over ``--repeats``
+interleaved repeats (each repeat's own ratio beside, in ``each_repeat``).
+
+    python benchmarks/bench_samplers.py                                   # everything (about 15 minutes)
+    python benchmarks/bench_samplers.py --ks 100,400 --skip-lda --skip-sensitivity \\
+        --samplers gibbs,light-collapsed --repeats 3                      # light against gibbs
+    python benchmarks/bench_samplers.py --ks 100,1000 --skip-binary --skip-sensitivity \\
+        --samplers light-collapsed --repeats 5                            # cost growth with K
+    python benchmarks/bench_samplers.py --ks 20 --iters 3 --lda-iters 2 --skip-lda --skip-sensitivity  # smoke
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
+from rows import RowWriter, add_out_argument, row
+
 from medlda import LDA, MedLDAClassifier
 from medlda.data.readers import read_corpus
-from medlda.engine.training import warm_up
 
+SUITE = "samplers"
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "20news-bydate.tar.gz"
 SAMPLERS = {"gibbs": dict(sampler="gibbs"),
             "light-partial": dict(sampler="light", light_variant="partial"),
@@ -42,44 +48,60 @@ def binary_task(archive: Path):
     return train, train.single_labels(), test, test.single_labels()
 
 
-def _binary_run(data, k: int, n_iter: int, seed: int, options: dict) -> dict:
+def _config(task: str, name: str, k: int) -> dict:
+    """A fit's config; light-partial's names its phi_every."""
+    config = {"task": task, "sampler": name, "n_topics": k}
+    if "phi_every" in SAMPLERS[name]:
+        config["phi_every"] = SAMPLERS[name]["phi_every"]
+    return config
+
+
+def _fit_rows(out: RowWriter, config: dict, n_iter: int, stats: dict, **extra) -> None:
+    """The rows every fit gives: seconds per iteration, tokens/s, compile seconds."""
+    out.write(config, "seconds_per_iter", stats["train_seconds"] / n_iter, "s", n_iter=n_iter, **extra)
+    out.write(config, "tokens_per_second", stats["tokens_per_second"], "tokens/s", n_tokens=stats["n_tokens"],
+              **extra)
+    out.write(config, "compile_seconds", stats["compile_seconds"], "s", **extra)
+
+
+def _binary_fit(out: RowWriter, data, config: dict, n_iter: int, seed: int, options: dict, **extra) -> None:
     train, y, test, y_test = data
-    model = MedLDAClassifier(k, n_iter=n_iter, random_state=seed, **options).fit(train, y)
+    model = MedLDAClassifier(config["n_topics"], n_iter=n_iter, random_state=seed, **options).fit(train, y)
     tic = time.perf_counter()
     accuracy = float(model.score(test, y_test))
-    return {"stats": model.fit_stats_, "accuracy": accuracy, "predict_seconds": time.perf_counter() - tic,
-            "train_accuracy": model.train_accuracy_}
+    predict_seconds = time.perf_counter() - tic
+    _fit_rows(out, config, n_iter, model.fit_stats_, seed=seed, **extra)
+    out.write(config, "test_accuracy", accuracy, "", seed=seed, **extra)
+    out.write(config, "train_accuracy", float(model.train_accuracy_), "", seed=seed, **extra)
+    out.write(config, "predict_seconds", predict_seconds, "s", seed=seed, **extra)
 
 
-def supervised_runs(data, ks: list[int], n_iter: int, seed: int, samplers: list[str], repeats: int = 1) -> list[dict]:
-    rows = []
+def supervised_runs(out: RowWriter, data, ks: list[int], n_iter: int, seed: int, samplers: list[str],
+                    repeats: int) -> None:
     for repeat in range(repeats):
         for k in ks:
             for name in samplers:
-                run = _binary_run(data, k, n_iter, seed, SAMPLERS[name])
-                rows.append(_row("binary", name, k, n_iter, run.pop("stats"), repeat=repeat, **run))
-                print(json.dumps(rows[-1]), file=sys.stderr)
-    return rows
+                config = _config("binary", name, k)
+                _binary_fit(out, data, config, n_iter, seed, SAMPLERS[name], repeat=repeat)
 
 
-def unsupervised_runs(archive: Path, ks: list[int], n_iter: int, seed: int, samplers: list[str],
-                      repeats: int = 1) -> list[dict]:
+def unsupervised_runs(out: RowWriter, archive: Path, ks: list[int], n_iter: int, seed: int, samplers: list[str],
+                      repeats: int) -> None:
     train = read_corpus(archive, subset="train")
-    rows = []
     for repeat in range(repeats):
         for k in ks:
             for name in samplers:
+                config = _config("lda-full", name, k)
                 model = LDA(k, n_iter=n_iter, random_state=seed, trace=True, **SAMPLERS[name]).fit(train)
-                climb = [[round(t["seconds"], 3), t["log_joint"]] for t in model.trace_]
-                rows.append(_row("lda-full", name, k, n_iter, model.fit_stats_, repeat=repeat,
-                                 log_joint=model.log_joint_,
-                                 tokens_per_second_second_half=_second_half_rate(model.trace_, train.n_tokens),
-                                 seconds_log_joint=climb))
-                print(json.dumps({k: v for k, v in rows[-1].items() if k != "seconds_log_joint"}), file=sys.stderr)
-    return rows
+                _fit_rows(out, config, n_iter, model.fit_stats_, seed=seed, repeat=repeat)
+                out.write(config, "log_joint", float(model.log_joint_), "", seed=seed, repeat=repeat)
+                out.write(config, "tokens_per_second_second_half", second_half_rate(model.trace_, train.n_tokens),
+                          "tokens/s", seed=seed, repeat=repeat)
+                out.write(config, "log_joint_climb", [[round(t["seconds"], 3), t["log_joint"]] for t in model.trace_],
+                          "[s, log joint]", seed=seed, repeat=repeat)
 
 
-def _second_half_rate(trace: list[dict], n_tokens: int) -> float:
+def second_half_rate(trace: list[dict], n_tokens: int) -> float:
     """Tokens per second over the second half of the iterations: the speed once the chain has left
     its random start (the first sweeps move most tokens and cost more)."""
     seconds = [0.0] + [t["seconds"] for t in trace]
@@ -87,51 +109,48 @@ def _second_half_rate(trace: list[dict], n_tokens: int) -> float:
     return n_tokens * (len(trace) - half) / (seconds[-1] - seconds[half])
 
 
-def sensitivity_runs(data, k: int, n_iter: int, seed: int, variant: str) -> list[dict]:
+def sensitivity_runs(out: RowWriter, data, k: int, n_iter: int, seed: int, variant: str) -> None:
     """The KDD paper's study: one knob at a time away from the defaults (mixture, 6, 2)."""
     settings = ([{"proposal": p} for p in ("mixture", "scan", "cycle", "doc", "word", "exp")]
                 + [{"n_mh": n} for n in (1, 2, 4, 8)] + [{"n_gibbs": n} for n in (1, 4, 8)])
-    rows = []
     for setting in settings:
-        run = _binary_run(data, k, n_iter, seed, {"sampler": "light", "light_variant": variant, **setting})
-        rows.append(_row("sensitivity", f"light-{variant}", k, n_iter, run.pop("stats"), **setting, **run))
-        print(json.dumps(rows[-1]), file=sys.stderr)
-    return rows
+        config = {"task": "sensitivity", "sampler": f"light-{variant}", "n_topics": k, **setting}
+        _binary_fit(out, data, config, n_iter, seed, {"sampler": "light", "light_variant": variant, **setting})
 
 
-def _row(task: str, sampler: str, k: int, n_iter: int, stats: dict, **extra) -> dict:
-    return {"task": task, "sampler": sampler, "n_topics": k, "n_iter": n_iter,
-            "seconds_per_iter": stats["train_seconds"] / n_iter,
-            "tokens_per_second": stats["tokens_per_second"], "n_tokens": stats["n_tokens"], **extra}
+def ratios(rows: list[dict]) -> list[dict]:
+    """Derived rows from the binary and LDA rows of seconds per iteration: light's speed-up over
+    gibbs at each K ("speedup_vs_gibbs") and its cost growth with K ("seconds_ratio", K = 1000
+    against 100 and the largest K against the smallest). Each is the ratio of the medians over
+    the repeated fits; with several repeats, ``each_repeat`` lists each repeat's own ratio."""
+    out = []
+    table = defaultdict(list)  # (task, sampler, K): seconds per iteration of each repeat, in order
+    for r in rows:
+        c = r["config"]
+        if r["metric"] == "seconds_per_iter" and c.get("task") in ("binary", "lda-full"):
+            table[(c["task"], c["sampler"], c["n_topics"])].append(r["value"])
 
+    def put(metric: str, config: dict, num: tuple, den: tuple) -> None:
+        extra = {}
+        if len(table[num]) > 1 and len(table[num]) == len(table[den]):
+            extra["each_repeat"] = [a / b for a, b in zip(table[num], table[den])]
+        out.append(row(SUITE, config, metric, statistics.median(table[num]) / statistics.median(table[den]), "x",
+                       **extra))
 
-def ratios(rows: list[dict]) -> dict:
-    """Speed-ups of light over gibbs at each K, and light's cost growth with K (same run): ratios
-    of the medians of seconds per iteration over the repeated fits, and with ``--repeats`` above 1
-    each repeat's own ratios beside them (key + "/each_repeat"), to show the spread."""
-    out = {}
-    for task in sorted({r["task"] for r in rows}):
-        table = defaultdict(list)  # (sampler, K): seconds per iteration of each repeat, in order
-        for r in rows:
-            if r["task"] == task:
-                table[(r["sampler"], r["n_topics"])].append(r["seconds_per_iter"])
-
-        def put(key: str, num: tuple, den: tuple) -> None:
-            out[key] = statistics.median(table[num]) / statistics.median(table[den])
-            if len(table[num]) > 1 and len(table[num]) == len(table[den]):
-                out[key + "/each_repeat"] = [a / b for a, b in zip(table[num], table[den])]
-
-        ks = sorted({k for _, k in table})
+    for task in sorted({t for t, _, _ in table}):
+        ks = sorted({k for t, _, k in table if t == task})
         for name in ("light-partial", "light-collapsed"):
-            mine = [k for k in ks if (name, k) in table]
+            mine = [k for k in ks if (task, name, k) in table]
             for k in mine:
-                if ("gibbs", k) in table:
-                    put(f"{task}/{name}/speedup_vs_gibbs/K={k}", ("gibbs", k), (name, k))
-            pairs = [(1000, 100)] if (name, 1000) in table and (name, 100) in table else []
+                if (task, "gibbs", k) in table:
+                    put("speedup_vs_gibbs", {"task": task, "sampler": name, "n_topics": k},
+                        (task, "gibbs", k), (task, name, k))
+            pairs = [(1000, 100)] if 1000 in mine and 100 in mine else []
             if len(mine) > 1:
                 pairs.append((mine[-1], mine[0]))
             for high, low in dict.fromkeys(pairs):
-                put(f"{task}/{name}/seconds_ratio_K={high}_vs_K={low}", (name, high), (name, low))
+                put("seconds_ratio", {"task": task, "sampler": name, "n_topics": high, "against_n_topics": low},
+                    (task, name, high), (task, name, low))
     return out
 
 
@@ -152,6 +171,7 @@ def main() -> None:
     p.add_argument("--sensitivity-k", type=int, default=100)
     p.add_argument("--sensitivity-variant", default="collapsed", choices=["collapsed", "partial"])
     p.add_argument("--phi-every", type=int, default=1, help="light-partial draws phi every N iterations")
+    add_out_argument(p)
     args = p.parse_args()
     SAMPLERS["light-partial"]["phi_every"] = args.phi_every
     if not args.data.is_file():
@@ -161,15 +181,17 @@ def main() -> None:
     unknown = set(samplers) - set(SAMPLERS)
     if unknown:
         sys.exit(f"unknown samplers {sorted(unknown)}; choose from {list(SAMPLERS)}")
-    compile_seconds = warm_up()
+    out = RowWriter(SUITE, args.out)
     data = binary_task(args.data)
-    rows = [] if args.skip_binary else supervised_runs(data, ks, args.iters, args.seed, samplers, args.repeats)
+    if not args.skip_binary:
+        supervised_runs(out, data, ks, args.iters, args.seed, samplers, args.repeats)
     if not args.skip_lda:
-        rows += unsupervised_runs(args.data, ks, args.lda_iters, args.seed, samplers, args.repeats)
+        unsupervised_runs(out, args.data, ks, args.lda_iters, args.seed, samplers, args.repeats)
     if not args.skip_sensitivity:
-        rows += sensitivity_runs(data, args.sensitivity_k, args.iters, args.seed, args.sensitivity_variant)
-    print(json.dumps({"compile_seconds": compile_seconds, "phi_every": args.phi_every, "runs": rows,
-                      "ratios": ratios(rows)}, indent=1))
+        sensitivity_runs(out, data, args.sensitivity_k, args.iters, args.seed, args.sensitivity_variant)
+    for derived in ratios(out.rows):
+        out.put(derived)
+    print(out.path)
 
 
 if __name__ == "__main__":

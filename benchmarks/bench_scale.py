@@ -1,4 +1,4 @@
-"""Scale: seconds per iteration, tokens/s and peak memory on generated corpora, printed as JSON.
+"""Scale (suite "scale"): seconds per iteration, tokens/s and peak memory on generated corpora.
 
 Corpora of 10^4, 10^5 and 10^6 documents of about 100 tokens each (Poisson(100) lengths, V =
 50,000 words, drawn from 50 planted topics with Zipf-shaped word distributions, three topics per
@@ -11,10 +11,12 @@ document), generated once, vectorized, and cached as memory-mapped .npy folders
 
 Each configuration runs in its own subprocess, so peak memories (``ru_maxrss``) do not mix; the Ray
 rows add the workers' own peaks. Seconds per iteration exclude JIT compilation and Ray start-up
-(both reported apart).
+(both reported apart). Derived rows: seconds per iteration of each corpus size over the next
+smaller one (same K and mode), beside the ratio of their tokens.
 
-    python benchmarks/bench_scale.py > scale.json                          # everything (hours)
+    python benchmarks/bench_scale.py                                       # everything (hours)
     python benchmarks/bench_scale.py --docs 10000 100000 --ks 100 --iters 3
+    python benchmarks/bench_scale.py --docs 1000 --ks 20 --iters 2 --modes local   # smoke
 """
 
 from __future__ import annotations
@@ -29,6 +31,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+from rows import RowWriter, add_out_argument, row
+
+from medlda import LDA, Corpus
+
+SUITE = "scale"
 
 N_WORDS = 50_000
 N_TRUE_TOPICS = 50
@@ -63,10 +70,10 @@ def generate(n_docs: int, seed: int = 0):
 
 def cached_corpus(n_docs: int, cache: Path) -> Path:
     """The folder of the generated corpus of ``n_docs`` documents (generated on first use)."""
-    from medlda.data.corpus import NPY_META, Corpus
-
     folder = cache / f"docs{n_docs}"
-    if not (folder / NPY_META).is_file():
+    try:
+        Corpus.load(folder, mmap=True)
+    except (OSError, ValueError):
         word_ids, doc_ptr = generate(n_docs)
         vocabulary = np.array([f"w{v}" for v in range(N_WORDS)])
         Corpus(word_ids, doc_ptr, vocabulary, source=f"generated-{n_docs}").save_npy(folder)
@@ -76,9 +83,6 @@ def cached_corpus(n_docs: int, cache: Path) -> Path:
 def run_one(folder: Path, k: int, mode: str, n_iter: int, options: dict) -> dict:
     """Train once in this process and measure (called in a fresh subprocess per configuration)."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    from medlda import LDA
-    from medlda.data.corpus import Corpus
-
     corpus = Corpus.load(folder, mmap=True)
     params = dict(n_iter=n_iter, sampler="light", random_state=0, **options)
     if mode == "local-2":
@@ -117,6 +121,7 @@ def main(argv=None) -> int:
                    help="default: the estimator's default")
     p.add_argument("--cache", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "medlda-bench-scale")
     p.add_argument("--one", nargs=3, metavar=("FOLDER", "K", "MODE"), help=argparse.SUPPRESS)
+    add_out_argument(p)
     args = p.parse_args(argv)
     options = {} if args.light_variant is None else {"light_variant": args.light_variant}
     if args.one:
@@ -124,11 +129,10 @@ def main(argv=None) -> int:
         print(json.dumps(run_one(Path(folder), int(k), mode, args.iters, options)))
         return 0
 
-    from medlda import LDA
-
     modes = [m for m in args.modes if m != "local-2" or "n_jobs" in LDA().get_params()]
-    skipped = sorted(set(args.modes) - set(modes))
-    rows = []
+    for mode in sorted(set(args.modes) - set(modes)):
+        print(f"mode {mode} skipped: the estimator has no n_jobs parameter", file=sys.stderr)
+    out = RowWriter(SUITE, args.out)
     for n_docs in args.docs:
         tic = time.perf_counter()
         folder = cached_corpus(n_docs, args.cache)
@@ -139,29 +143,38 @@ def main(argv=None) -> int:
                 if args.light_variant:
                     cmd += ["--light-variant", args.light_variant]
                 done = subprocess.run(cmd, capture_output=True, text=True)
+                config = {"n_docs": n_docs, "n_topics": k, "mode": mode, **options}
                 if done.returncode != 0:
-                    row = {"n_docs": n_docs, "k": k, "mode": mode, "error": done.stderr.strip().splitlines()[-1:]}
-                else:
-                    row = json.loads(done.stdout.strip().splitlines()[-1])
-                rows.append(row)
-                print(json.dumps(row), file=sys.stderr)
-    print(json.dumps({"benchmark": "scale", "cpu_count": os.cpu_count(), "iters": args.iters,
-                      "modes_skipped": {m: "the estimator has no n_jobs parameter" for m in skipped},
-                      "results": rows, "per_iteration_ratios": _ratios(rows)}, indent=1))
+                    out.write(config, "error", done.stderr.strip().splitlines()[-1:], "")
+                    continue
+                result = json.loads(done.stdout.strip().splitlines()[-1])
+                sizes = {key: result[key] for key in ("n_tokens", "n_words", "n_iter")}
+                for metric, unit in METRICS.items():
+                    if result.get(metric) is not None:
+                        out.write(config, metric, result[metric], unit, **sizes)
+    for derived in ratios(out.rows):
+        out.put(derived)
+    print(out.path)
     return 0
 
 
-def _ratios(rows: list[dict]) -> list[dict]:
+METRICS = {"seconds_per_iteration": "s", "tokens_per_second": "tokens/s", "compile_seconds": "s",
+           "ray_worker_startup_seconds": "s", "fit_wall_seconds": "s", "peak_rss_bytes": "bytes",
+           "driver_peak_rss_bytes": "bytes", "worker_peak_rss_bytes": "bytes", "log_joint": ""}
+
+
+def ratios(rows: list[dict]) -> list[dict]:
     """Seconds per iteration of each corpus size over the next smaller one (same K and mode)."""
-    ok = [r for r in rows if "error" not in r]
+    runs = [r for r in rows if r["metric"] == "seconds_per_iteration"]
     out = []
-    for r in ok:
-        smaller = [s for s in ok if s["k"] == r["k"] and s["mode"] == r["mode"] and s["n_docs"] < r["n_docs"]]
+    for r in runs:
+        c = r["config"]
+        smaller = [s for s in runs if s["config"]["n_topics"] == c["n_topics"] and s["config"]["mode"] == c["mode"]
+                   and s["config"]["n_docs"] < c["n_docs"]]
         if smaller:
-            s = max(smaller, key=lambda x: x["n_docs"])
-            out.append({"k": r["k"], "mode": r["mode"], "docs": [s["n_docs"], r["n_docs"]],
-                        "tokens_ratio": r["n_tokens"] / s["n_tokens"],
-                        "seconds_ratio": r["seconds_per_iteration"] / s["seconds_per_iteration"]})
+            s = max(smaller, key=lambda x: x["config"]["n_docs"])
+            out.append(row(SUITE, {**c, "against_n_docs": s["config"]["n_docs"]}, "seconds_ratio",
+                           r["value"] / s["value"], "x", tokens_ratio=r["n_tokens"] / s["n_tokens"]))
     return out
 
 

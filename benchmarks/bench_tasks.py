@@ -1,19 +1,25 @@
-"""Every task on the benchmark data, printed as JSON (issue 4's figures; SPEC §9 measures).
+"""Every task on the benchmark data (suite "tasks"): accuracy, F1 and R^2 with training time.
 
-- 20 Newsgroups, 20 classes: test accuracy and training time for each K, sampler (light, gibbs),
-  strategy (multitask, ovr) and loss (hinge, logistic);
-- hotel reviews regression: predictive R^2 for each K (epsilon-insensitive loss by default);
-- Reuters-21578 ModApte multi-label (90 categories): F1 micro and macro for each K.
+- ``news``: 20 Newsgroups, 20 classes: test accuracy and training time for each K, sampler
+  (light, gibbs), strategy (multitask, ovr) and loss (hinge, logistic);
+- ``hotel``: hotel reviews regression: predictive R^2 for each K (epsilon-insensitive loss by
+  default);
+- ``reuters``: Reuters-21578 ModApte multi-label (90 categories): F1 micro and macro for each K;
+- ``validation``: 20 Newsgroups without its test set: a random fifth of the 20-class training
+  set (seed 123) held out, the rest trains; accuracy on it for estimator settings given as JSON
+  objects (``--settings``), the way the defaults were chosen.
 
-Each run prints one JSON line on stderr as it finishes, and the whole report on stdout. ``--seeds``
-repeats every run with each seed; the summary compares means over the seeds (single runs of a topic
-model differ by about 0.005-0.01 accuracy from seed to seed). Flags pick subsets, so a reduced run
-is possible, e.g.
+``--seeds`` repeats every run with each seed. Derived rows compare means over the seeds within
+the run: logistic - hinge, one-vs-rest - multitask, and the training time at K = 400 over K = 100
+(single fits of a topic model differ by about 0.005-0.01 accuracy from seed to seed).
 
     python benchmarks/bench_tasks.py --parts news --ks 50,100 --samplers light --strategies multitask \\
-        --losses hinge,logistic --iters 50
-    python benchmarks/bench_tasks.py --parts hotel --hotel-ks 10,20
-    python benchmarks/bench_tasks.py --parts reuters --reuters-ks 50
+        --losses hinge,logistic
+    python benchmarks/bench_tasks.py --parts hotel --hotel-ks 10,20 --samplers light
+    python benchmarks/bench_tasks.py --parts reuters --reuters-ks 50,100 --samplers light --strategies multitask
+    python benchmarks/bench_tasks.py --parts validation --ks 200 --samplers light --seeds 0,1,2 \
+        --settings '{"c": 1.6};{"c": 3.2}'
+    python benchmarks/bench_tasks.py --parts hotel --hotel-ks 5 --hotel-iters 2 --samplers light   # smoke
 """
 
 from __future__ import annotations
@@ -22,16 +28,20 @@ import argparse
 import json
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from rows import RowWriter, add_out_argument, row
+from sklearn.metrics import f1_score, r2_score
 
 from medlda import MedLDAClassifier, MedLDARegressor
 from medlda.data.readers import read_corpus
-from medlda.data.tasks import label_matrix, measures
-from medlda.engine.training import warm_up
 
+SUITE = "tasks"
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+ARCHIVES = {"news": "20news-bydate.tar.gz", "hotel": "hotel-reviews.tar.gz", "reuters": "reuters21578.tar.gz",
+            "validation": "20news-bydate.tar.gz"}
 
 
 def _split(path: Path, **kwargs):
@@ -39,56 +49,72 @@ def _split(path: Path, **kwargs):
     return train, read_corpus(path, subset="test", vocabulary=train.vocabulary, **kwargs)
 
 
-def _row(part: str, model, seconds_predict: float, **extra) -> dict:
+def _fit_rows(out: RowWriter, config: dict, model, predict_seconds: float, scores: dict, seed: int) -> None:
     stats = model.fit_stats_
-    row = {"part": part, "n_topics": model.n_topics, "sampler": model.sampler, "loss": model.loss,
-           "n_iter": model.n_iter, "train_seconds": stats["train_seconds"],
-           "wall_seconds": stats.get("wall_seconds", stats["train_seconds"]),
-           "predict_seconds": seconds_predict, **extra}
-    print(json.dumps(row), file=sys.stderr, flush=True)
-    return row
+    out.write(config, "train_seconds", stats["train_seconds"], "s", seed=seed, n_iter=model.n_iter)
+    out.write(config, "predict_seconds", predict_seconds, "s", seed=seed)
+    for metric, value in scores.items():
+        out.write(config, metric, float(value), "", seed=seed)
 
 
 def _jobs(args, strategy: str) -> int | None:
-    """--n-jobs is one-vs-rest's processes; a multitask model samples on one core, as the issue's
-    timings are defined (threads would also switch light to its snapshot-merging parallel sweep)."""
+    """--n-jobs is one-vs-rest's processes; a multitask model samples on one core (threads would
+    also switch light to its parallel sweep)."""
     return args.n_jobs if strategy == "ovr" else None
 
 
-def news_runs(args) -> list[dict]:
-    train, test = _split(args.data / "20news-bydate.tar.gz")
+def news_runs(out: RowWriter, args) -> None:
+    train, test = _split(args.data / ARCHIVES["news"])
     y, y_test = train.single_labels(), test.single_labels()
-    rows = []
     grid = [(k, sampler, strategy, loss, seed) for k in args.ks for sampler in args.samplers
             for strategy in args.strategies for loss in args.losses for seed in args.seeds]
     for k, sampler, strategy, loss, seed in grid:
         model = MedLDAClassifier(k, sampler=sampler, strategy=strategy, loss=loss, n_iter=args.iters,
                                  n_jobs=_jobs(args, strategy), random_state=seed).fit(train, y)
         tic = time.perf_counter()
-        acc = measures("classification", y_test, model.predict(test))["accuracy"]
-        rows.append(_row("news20", model, time.perf_counter() - tic, strategy=strategy, seed=seed, accuracy=acc,
-                         train_accuracy=model.train_accuracy_, n_jobs=model.n_jobs))
-    return rows
+        pred = model.predict(test)
+        seconds = time.perf_counter() - tic
+        config = {"part": "news", "sampler": sampler, "strategy": strategy, "loss": loss, "n_topics": k}
+        _fit_rows(out, config, model, seconds, {"accuracy": np.mean(pred == y_test),
+                                                "train_accuracy": model.train_accuracy_}, seed)
 
 
-def hotel_runs(args) -> list[dict]:
-    train, test = _split(args.data / "hotel-reviews.tar.gz")
+def hotel_runs(out: RowWriter, args) -> None:
+    train, test = _split(args.data / ARCHIVES["hotel"])
     y, y_test = train.real_labels(), test.real_labels()
-    rows = []
     for k, sampler, seed in [(k, s, seed) for k in args.hotel_ks for s in args.samplers for seed in args.seeds]:
         model = MedLDARegressor(k, sampler=sampler, loss=args.regression_loss, n_iter=args.hotel_iters,
                                 random_state=seed).fit(train, y)
         tic = time.perf_counter()
-        r2 = measures("regression", y_test, model.predict(test))["r2"]
-        rows.append(_row("hotel", model, time.perf_counter() - tic, seed=seed, r2=r2, train_r2=model.train_score_))
-    return rows
+        pred = model.predict(test)
+        seconds = time.perf_counter() - tic
+        config = {"part": "hotel", "sampler": sampler, "loss": args.regression_loss, "n_topics": k}
+        _fit_rows(out, config, model, seconds, {"r2": r2_score(y_test, pred), "train_r2": model.train_score_}, seed)
 
 
-def reuters_runs(args) -> list[dict]:
-    train, test = _split(args.data / "reuters21578.tar.gz")
-    Y, names, _ = label_matrix(train)
-    Y_test, _, _ = label_matrix(test, names)
-    rows = []
+def indicator(labels: list[tuple[str, ...]], names: list[str]) -> np.ndarray:
+    """(D, C) 0/1 matrix of each document's labels among ``names`` (others dropped)."""
+    index = {name: c for c, name in enumerate(names)}
+    Y = np.zeros((len(labels), len(names)), np.int64)
+    for d, labs in enumerate(labels):
+        for lab in labs:
+            if lab in index:
+                Y[d, index[lab]] = 1
+    return Y
+
+
+def f1_scores(Y: np.ndarray, pred: np.ndarray) -> dict:
+    """Micro F1, and macro F1 over the labels the truth or the predictions hold (a label absent
+    from both would count as an F1 of 0)."""
+    on = np.flatnonzero(Y.any(axis=0) | pred.any(axis=0))
+    macro = f1_score(Y, pred, labels=on, average="macro", zero_division=0) if on.size else 0.0
+    return {"f1_micro": f1_score(Y, pred, average="micro", zero_division=0), "f1_macro": macro}
+
+
+def reuters_runs(out: RowWriter, args) -> None:
+    train, test = _split(args.data / ARCHIVES["reuters"])
+    names = sorted({lab for labs in train.multi_labels() for lab in labs})
+    Y, Y_test = indicator(train.multi_labels(), names), indicator(test.multi_labels(), names)
     grid = [(k, sampler, strategy, seed) for k in args.reuters_ks for sampler in args.samplers
             for strategy in args.strategies for seed in args.seeds]
     for k, sampler, strategy, seed in grid:
@@ -96,37 +122,63 @@ def reuters_runs(args) -> list[dict]:
                                  positive_cost=args.positive_cost, n_jobs=_jobs(args, strategy),
                                  random_state=seed).fit(train, Y)
         tic = time.perf_counter()
-        scores = measures("multilabel", Y_test, model.predict(test))
-        rows.append(_row("reuters", model, time.perf_counter() - tic, strategy=strategy, seed=seed,
-                         positive_cost=model.positive_cost_, **scores))
-    return rows
+        pred = np.asarray(model.predict(test))
+        seconds = time.perf_counter() - tic
+        config = {"part": "reuters", "sampler": sampler, "strategy": strategy, "n_topics": k,
+                  "positive_cost": args.positive_cost}
+        _fit_rows(out, config, model, seconds, f1_scores(Y_test, pred), seed)
 
 
-def summary(rows: list[dict]) -> dict:
-    """The issue's comparisons within this run, on means over the seeds: logistic - hinge,
-    ovr - multitask, K=400 / K=100 training time; and the mean and spread of each setting."""
-    groups: dict = {}
+def validation_runs(out: RowWriter, args) -> None:
+    full = read_corpus(args.data / ARCHIVES["validation"], subset="train")
+    y = full.single_labels()
+    perm = np.random.default_rng(123).permutation(full.n_docs)
+    held, kept = np.sort(perm[: full.n_docs // 5]), np.sort(perm[full.n_docs // 5:])
+    train, test = full.subset(kept), full.subset(held)
+    settings = [json.loads(text) for text in args.settings.split(";") if text.strip()] or [{}]
+    grid = [(k, sampler, seed, setting) for k in args.ks for sampler in args.samplers for seed in args.seeds
+            for setting in settings]
+    for k, sampler, seed, setting in grid:
+        model = MedLDAClassifier(k, sampler=sampler, n_iter=args.iters, n_jobs=1, random_state=seed,
+                                 **setting).fit(train, y[kept])
+        tic = time.perf_counter()
+        pred = model.predict(test)
+        seconds = time.perf_counter() - tic
+        config = {"part": "validation", "sampler": sampler, "n_topics": k, **setting}
+        _fit_rows(out, config, model, seconds, {"accuracy": np.mean(pred == y[held]),
+                                                "train_accuracy": model.train_accuracy_}, seed)
+
+
+def summary(rows: list[dict]) -> list[dict]:
+    """Derived rows of the news part, on means over the seeds: each setting's mean accuracy (with
+    min, max and seeds), logistic - hinge, one-vs-rest - multitask, and the training time at
+    K = 400 over K = 100."""
+    acc, secs = defaultdict(list), defaultdict(list)
     for r in rows:
-        if r["part"] == "news20":
-            groups.setdefault((r["sampler"], r["strategy"], r["loss"], r["n_topics"]), []).append(r)
-    news = {key: {"accuracy": float(np.mean([r["accuracy"] for r in g])),
-                  "train_seconds": float(np.mean([r["train_seconds"] for r in g]))} for key, g in groups.items()}
-    out = {}
-    for (sampler, strategy, loss, k), g in sorted(groups.items()):
-        acc = [r["accuracy"] for r in g]
-        out[f"news20/{sampler}/{strategy}/{loss}/K={k}/accuracy"] = {
-            "mean": float(np.mean(acc)), "min": float(np.min(acc)), "max": float(np.max(acc)),
-            "seeds": [r["seed"] for r in g]}
-    for (sampler, strategy, loss, k), r in news.items():
-        if loss == "logistic" and (sampler, strategy, "hinge", k) in news:
-            out[f"news20/{sampler}/{strategy}/K={k}/logistic_minus_hinge"] = (
-                r["accuracy"] - news[(sampler, strategy, "hinge", k)]["accuracy"])
-        if strategy == "ovr" and (sampler, "multitask", loss, k) in news:
-            out[f"news20/{sampler}/{loss}/K={k}/ovr_minus_multitask"] = (
-                r["accuracy"] - news[(sampler, "multitask", loss, k)]["accuracy"])
-        if k == 400 and (sampler, strategy, loss, 100) in news:
-            out[f"news20/{sampler}/{strategy}/{loss}/train_seconds_K=400_over_K=100"] = (
-                r["train_seconds"] / news[(sampler, strategy, loss, 100)]["train_seconds"])
+        c = r["config"]
+        if c.get("part") == "news" and r["metric"] in ("accuracy", "train_seconds"):
+            key = (c["sampler"], c["strategy"], c["loss"], c["n_topics"])
+            (acc if r["metric"] == "accuracy" else secs)[key].append(r)
+    out = []
+    mean = {key: float(np.mean([r["value"] for r in g])) for key, g in acc.items()}
+    for (sampler, strategy, loss, k), g in sorted(acc.items()):
+        values = [r["value"] for r in g]
+        config = {"part": "news", "sampler": sampler, "strategy": strategy, "loss": loss, "n_topics": k}
+        out.append(row(SUITE, config, "mean_accuracy", mean[sampler, strategy, loss, k], "",
+                       min=min(values), max=max(values), seeds=[r["seed"] for r in g]))
+        if loss == "logistic" and (sampler, strategy, "hinge", k) in mean:
+            out.append(row(SUITE, {**config, "loss": "logistic-hinge"}, "accuracy_difference",
+                           mean[sampler, strategy, loss, k] - mean[sampler, strategy, "hinge", k], ""))
+        if strategy == "ovr" and (sampler, "multitask", loss, k) in mean:
+            out.append(row(SUITE, {**config, "strategy": "ovr-multitask"}, "accuracy_difference",
+                           mean[sampler, strategy, loss, k] - mean[sampler, "multitask", loss, k], ""))
+    for (sampler, strategy, loss, k), g in sorted(secs.items()):
+        low = secs.get((sampler, strategy, loss, 100))
+        if k == 400 and low:
+            config = {"part": "news", "sampler": sampler, "strategy": strategy, "loss": loss, "n_topics": 400,
+                      "against_n_topics": 100}
+            out.append(row(SUITE, config, "train_seconds_ratio",
+                           np.mean([r["value"] for r in g]) / np.mean([r["value"] for r in low]), "x"))
     return out
 
 
@@ -141,12 +193,15 @@ def _names(text: str) -> list[str]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", type=Path, default=DATA, help="folder with the three archives")
-    p.add_argument("--parts", type=_names, default=["news", "hotel", "reuters"])
+    p.add_argument("--parts", type=_names, default=["news", "hotel", "reuters"],
+                   help="any of news, hotel, reuters, validation")
     p.add_argument("--ks", type=_ints, default=[20, 50, 100, 200, 400], help="20 Newsgroups K values")
     p.add_argument("--samplers", type=_names, default=["light", "gibbs"])
     p.add_argument("--strategies", type=_names, default=["multitask", "ovr"])
     p.add_argument("--losses", type=_names, default=["hinge", "logistic"])
     p.add_argument("--iters", type=int, default=50, help="20 Newsgroups training iterations")
+    p.add_argument("--settings", default="{}",
+                   help="validation: ';'-separated JSON objects of estimator arguments, each a configuration")
     p.add_argument("--hotel-ks", type=_ints, default=[5, 10, 20, 30, 50])
     p.add_argument("--hotel-iters", type=int, default=40)
     p.add_argument("--regression-loss", default="epsilon", choices=["epsilon", "squared"])
@@ -156,14 +211,20 @@ def main() -> None:
     p.add_argument("--seeds", type=_ints, default=[0], help="seeds; each run is repeated with each")
     p.add_argument("--positive-cost", default="auto", type=lambda v: v if v == "auto" else float(v),
                    help="Reuters: c times this on positive documents (default auto: 4 for multi-label)")
+    add_out_argument(p)
     args = p.parse_args()
-    for name in ("20news-bydate.tar.gz", "hotel-reviews.tar.gz", "reuters21578.tar.gz"):
-        if not (args.data / name).is_file():
-            sys.exit(f"{name} not found in {args.data}; pass --data")
-    compile_seconds = warm_up()
-    runs = {"news": news_runs, "hotel": hotel_runs, "reuters": reuters_runs}
-    rows = [row for part in args.parts for row in runs[part](args)]
-    print(json.dumps({"compile_seconds": compile_seconds, "runs": rows, "summary": summary(rows)}, indent=1))
+    for part in args.parts:
+        if part not in ARCHIVES:
+            sys.exit(f"unknown part {part!r}; choose from {list(ARCHIVES)}")
+        if not (args.data / ARCHIVES[part]).is_file():
+            sys.exit(f"{ARCHIVES[part]} not found in {args.data}; pass --data")
+    out = RowWriter(SUITE, args.out)
+    runs = {"news": news_runs, "hotel": hotel_runs, "reuters": reuters_runs, "validation": validation_runs}
+    for part in args.parts:
+        runs[part](out, args)
+    for derived in summary(out.rows):
+        out.put(derived)
+    print(out.path)
 
 
 if __name__ == "__main__":

@@ -1,31 +1,69 @@
-"""The sampler benchmark's arithmetic: its ratios are those of the median fits, each repeat's beside."""
+"""The sampler benchmark's arithmetic: its ratios are those of the median fits, each repeat's beside,
+written as rows of the benchmarks' one schema."""
 
 import importlib.util
+import json
+import sys
 from pathlib import Path
 
 import pytest
 
-_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_samplers.py"
-_spec = importlib.util.spec_from_file_location("bench_samplers", _PATH)
-bench = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench)
+_BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, _BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+rows = _load("rows")  # the suites import it as a sibling module
+bench = _load("bench_samplers")
 
 
 def _row(sampler: str, k: int, seconds: float) -> dict:
-    return {"task": "lda-full", "sampler": sampler, "n_topics": k, "seconds_per_iter": seconds}
+    config = {"task": "lda-full", "sampler": sampler, "n_topics": k}
+    return rows.row("samplers", config, "seconds_per_iter", seconds, "s")
+
+
+def _one(found: list[dict]) -> dict:
+    assert len(found) == 1
+    return found[0]
 
 
 def test_ratios_of_repeated_fits_use_the_medians_and_list_each_repeat():
     seconds = {100: [0.20, 0.26, 0.21], 1000: [0.30, 0.31, 0.40]}
-    rows = [_row("light-collapsed", k, seconds[k][r]) for r in range(3) for k in (100, 1000)]
-    rows += [_row("gibbs", 100, s) for s in (1.0, 1.2, 0.9)]
-    out = bench.ratios(rows)
-    key = "lda-full/light-collapsed/seconds_ratio_K=1000_vs_K=100"
-    assert out[key] == pytest.approx(0.31 / 0.21)
-    assert out[key + "/each_repeat"] == pytest.approx([1.5, 0.31 / 0.26, 0.40 / 0.21])
-    assert out["lda-full/light-collapsed/speedup_vs_gibbs/K=100"] == pytest.approx(1.0 / 0.21)
+    fits = [_row("light-collapsed", k, seconds[k][r]) for r in range(3) for k in (100, 1000)]
+    fits += [_row("gibbs", 100, s) for s in (1.0, 1.2, 0.9)]
+    out = bench.ratios(fits)
+    growth = _one(rows.find(out, "seconds_ratio", sampler="light-collapsed", n_topics=1000, against_n_topics=100))
+    assert growth["value"] == pytest.approx(0.31 / 0.21)
+    assert growth["unit"] == "x"
+    assert growth["each_repeat"] == pytest.approx([1.5, 0.31 / 0.26, 0.40 / 0.21])
+    speedup = _one(rows.find(out, "speedup_vs_gibbs", task="lda-full", sampler="light-collapsed", n_topics=100))
+    assert speedup["value"] == pytest.approx(1.0 / 0.21)
 
 
 def test_ratios_of_one_fit_each_are_plain_ratios():
     out = bench.ratios([_row("light-collapsed", 100, 0.2), _row("light-collapsed", 1000, 0.3)])
-    assert out == {"lda-full/light-collapsed/seconds_ratio_K=1000_vs_K=100": pytest.approx(1.5)}
+    assert len(out) == 1
+    assert out[0]["metric"] == "seconds_ratio"
+    assert out[0]["config"] == {"task": "lda-full", "sampler": "light-collapsed", "n_topics": 1000,
+                                "against_n_topics": 100}
+    assert out[0]["value"] == pytest.approx(1.5)
+    assert "each_repeat" not in out[0]
+
+
+def test_rows_are_json_lines_of_one_schema(tmp_path):
+    writer = rows.RowWriter("samplers", tmp_path, argv=["python", "bench_samplers.py"])
+    writer.write({"task": "binary", "sampler": "gibbs", "n_topics": 20}, "seconds_per_iter", 0.5, "s", repeat=0)
+    written = rows.read_rows(writer.path)
+    assert [r["metric"] for r in written] == ["environment", "seconds_per_iter"]
+    for r in written:
+        assert {"suite", "config", "metric", "value", "unit"} <= set(r)
+        assert r["suite"] == "samplers"
+        json.dumps(r)
+    assert written[0]["command"] == "python bench_samplers.py"
+    assert written[1]["repeat"] == 0
