@@ -1,7 +1,8 @@
 """Every task on the benchmark data (suite "tasks"): accuracy, F1 and R^2 with training time.
 
 - ``news``: 20 Newsgroups, 20 classes: test accuracy and training time for each K, sampler
-  (light, gibbs), strategy (multitask, ovr) and loss (hinge, logistic);
+  (light, gibbs), strategy (multitask, ovr) and loss (hinge, logistic), and the topics' coherence
+  (NPMI in the test documents) for multitask models;
 - ``hotel``: hotel reviews regression: predictive R^2 for each K (epsilon-insensitive loss by
   default);
 - ``reuters``: Reuters-21578 ModApte multi-label (90 categories): F1 micro and macro for each K;
@@ -75,8 +76,10 @@ def news_runs(out: RowWriter, args) -> None:
         pred = model.predict(test)
         seconds = time.perf_counter() - tic
         config = {"part": "news", "sampler": sampler, "strategy": strategy, "loss": loss, "n_topics": k}
-        _fit_rows(out, config, model, seconds, {"accuracy": np.mean(pred == y_test),
-                                                "train_accuracy": model.train_accuracy_}, seed)
+        scores = {"accuracy": np.mean(pred == y_test), "train_accuracy": model.train_accuracy_}
+        if strategy == "multitask":  # the mean NPMI of the topics' top 10 words in the test documents
+            scores["coherence_npmi"] = np.nanmean(model.coherence(test, "npmi"))
+        _fit_rows(out, config, model, seconds, scores, seed)
 
 
 def hotel_runs(out: RowWriter, args) -> None:
