@@ -8,14 +8,12 @@ import tarfile
 from collections import Counter
 from pathlib import Path
 
-from files import make_tar
-
 import numpy as np
 import pytest
 from sklearn.base import clone
 
+from files import make_tar
 from medlda.data.corpus import Corpus
-from medlda.exceptions import InputFormatError
 from medlda.data.readers import (
     guess_format,
     read_bow,
@@ -26,6 +24,7 @@ from medlda.data.readers import (
     write_bow,
 )
 from medlda.data.text import count_oov_tokens, make_vectorizer, strip_news_headers
+from medlda.exceptions import InputFormatError
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 

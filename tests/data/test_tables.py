@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from medlda.cli import main
-from medlda.exceptions import InputFormatError
 from medlda.data.readers import guess_format, read_corpus
 from medlda.data.text import make_vectorizer
+from medlda.exceptions import InputFormatError
 
 ROWS = [  # text, labels as written in a cell
     ("Refund the invoice, the card was charged twice", "billing"),
@@ -47,30 +47,21 @@ def _dense(corpus):
     return corpus.to_sparse().toarray()
 
 
-def test_csv_tsv_and_jsonl_give_the_same_corpus(tmp_path, monkeypatch):
-    import medlda.data.readers as readers
-    monkeypatch.setattr(readers, "_texts_to_corpus", _min_df_1(readers._texts_to_corpus))
+def test_csv_tsv_and_jsonl_give_the_same_corpus(tmp_path):
     texts = [t for t, _ in ROWS]
     expected, words = _vectorize(texts)
     labels = [tuple(part for part in cell.split(",") if part) for _, cell in ROWS]
     jsonl = _write_jsonl(tmp_path / "t.jsonl", [{"body": t, "queue": list(lab) if len(lab) != 1 else lab[0]}
                                                 for t, lab in zip(texts, labels)])
     for path in (_write_delimited(tmp_path / "t.csv", ","), _write_delimited(tmp_path / "t.tsv", "\t"), jsonl):
-        corpus = read_corpus(path, text_column="body", label_column="queue")
+        corpus = read_corpus(path, text_column="body", label_column="queue",
+                             vectorizer=make_vectorizer(news=False, min_df=1))  # six short rows keep their words
         assert list(corpus.vocabulary) == list(words)
         assert np.array_equal(_dense(corpus), expected)
         assert corpus.labels == labels  # "a,b": two labels; "": none
         # a row is named by the line it starts on: the second row's text spans two lines
         first_lines = [1, 2, 3, 4, 5, 6] if path.suffix == ".jsonl" else [2, 3, 5, 6, 7, 8]
         assert corpus.doc_names == [f"line {n}" for n in first_lines]
-
-
-def _min_df_1(texts_to_corpus):
-    """The reader with min_df = 1, so that six short rows keep their words."""
-    def wrapped(texts, labels, names, path, vocabulary, vectorizer, news):
-        return texts_to_corpus(texts, labels, names, path, vocabulary,
-                               vectorizer or make_vectorizer(news=news, min_df=1), news)
-    return wrapped
 
 
 def test_label_column_defaults_to_label_and_numbers_are_responses(tmp_path):

@@ -347,7 +347,7 @@ def test_reuters_sgml_parsing(tmp_path):
 
 def test_reuters_unprocessed_text_is_kept():
     """<TEXT TYPE="UNPROC"> documents have no TITLE or BODY: their text is the TEXT element's."""
-    from medlda.data.reuters import parse_sgml
+    from medlda.data.readers.reuters import parse_sgml
 
     sgm = ('<REUTERS TOPICS="YES" LEWISSPLIT="TRAIN" CGISPLIT="X" OLDID="1" NEWID="7">\n'
            '<TOPICS><D>money-supply</D></TOPICS>\n<UNKNOWN>&#5;RM</UNKNOWN>\n'
@@ -366,6 +366,6 @@ def test_benchmark_archives_load(shared_data):
     hotel = read_corpus(shared_data / "hotel-reviews.tar.gz", subset="train")
     assert (hotel.n_docs, hotel.n_words) == (2500, 12000)
     assert set(np.round(hotel.real_labels(), 4)) == {-0.9575, -0.2644, 0.1411, 0.4288, 0.6519}
-    from medlda.data.reuters import modapte_subset
+    from medlda.data.readers.reuters import modapte_subset
     texts, labels, categories, _ = modapte_subset(shared_data / "reuters21578.tar.gz", "test")
     assert (len(texts), len(categories)) == (3019, 90)

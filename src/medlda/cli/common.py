@@ -11,7 +11,7 @@ import numpy as np
 
 from medlda.data.corpus import NPY_META, Corpus
 from medlda.exceptions import MedLDAError
-from medlda.data.tables import TABLE_FORMATS
+from medlda.data.readers.tables import TABLE_FORMATS
 
 
 class CLIError(MedLDAError):

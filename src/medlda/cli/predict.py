@@ -138,7 +138,7 @@ def _emit(args, corpus, result: dict, lines: list[str] | None, out_key: str, fie
     """Write ``lines`` to --out (unless None: written already) and name the file in ``result``
     under ``out_key``, or print them; with --json print ``result`` instead, and without --out add
     what the lines held, ``fields()``, and with --ids the documents' names."""
-    from medlda.data.readers import write_lines
+    from medlda.io.atomic import write_lines
 
     if args.out:
         if lines is not None:

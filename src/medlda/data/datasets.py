@@ -15,9 +15,9 @@ from typing import Sequence
 import numpy as np
 from sklearn.utils import Bunch
 
-from medlda.io.atomic import atomic_write
-from medlda.data.readers import read_text_folder
+from medlda.data.readers.folder import read_text_folder
 from medlda.data.text import strip_news_headers
+from medlda.io.atomic import atomic_write
 
 NEWS20_URL = "http://qwone.com/~jason/20Newsgroups/20news-bydate.tar.gz"
 NEWS20_ARCHIVE = "20news-bydate.tar.gz"

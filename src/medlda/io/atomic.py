@@ -6,7 +6,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO, Callable, Sequence
 
 
 def _final_mode(path: Path) -> int:
@@ -55,3 +55,8 @@ def atomic_write(path, write: Callable[[IO[bytes]], None]) -> Path:
 def atomic_write_text(path, text: str) -> Path:
     """Write UTF-8 text (newlines kept as '\\n') atomically."""
     return atomic_write(path, lambda f: f.write(text.encode("utf-8")))
+
+
+def write_lines(path, lines: Sequence[str]) -> Path:
+    """Write one string per line, atomically (e.g. predicted labels)."""
+    return atomic_write_text(path, "".join(f"{line}\n" for line in lines))

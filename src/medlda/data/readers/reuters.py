@@ -41,16 +41,11 @@ class ReutersDoc:
     text: str
 
 
-def is_reuters(path: Path) -> bool:
-    """Whether ``path`` (folder or tar archive) holds the ``reut2-NNN.sgm`` files."""
-    return any(SGML_NAME.search(name) for name, _ in _sgml_members(path, read=False))
-
-
-def _sgml_members(path: Path, read: bool = True):
-    """(name, bytes or None) of every ``reut2-NNN.sgm`` file of a folder or tar archive."""
+def _sgml_members(path: Path):
+    """(name, bytes) of every ``reut2-NNN.sgm`` file of a folder or tar archive."""
     if path.is_dir():
         for p in sorted(path.rglob("reut2-*.sgm")):
-            yield str(p), (p.read_bytes() if read else None)
+            yield str(p), p.read_bytes()
         return
     if not tarfile.is_tarfile(path):
         return
@@ -58,7 +53,7 @@ def _sgml_members(path: Path, read: bool = True):
         with tarfile.open(path, "r:*") as tar:
             for member in tar:
                 if member.isfile() and SGML_NAME.search(PurePosixPath(member.name).name):
-                    yield member.name, (tar.extractfile(member).read() if read else None)
+                    yield member.name, tar.extractfile(member).read()
     except (tarfile.TarError, EOFError, zlib.error) as err:
         raise archive_error(path, err) from err
 
