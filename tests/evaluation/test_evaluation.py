@@ -7,8 +7,13 @@ import json
 import numpy as np
 import pytest
 
+from sklearn.metrics import f1_score
+
 from medlda.cli import main
-from medlda.evaluation.metrics import evaluate, evaluation_lines
+from medlda.data.readers import write_bow
+from medlda.data.synthetic import make_supervised_corpus
+from medlda.evaluation.metrics import evaluate, measures, r2, subset_accuracy
+from medlda.reporting.reports import evaluation_lines
 
 
 def test_classification_per_class_and_confusion_by_hand():
@@ -43,11 +48,16 @@ def test_multilabel_and_regression():
     assert "per_class" not in report and "r2" in report
 
 
+def test_r2_and_subset_accuracy_by_hand():
+    y, pred = np.array([1.0, 2.0, 4.0]), np.array([1.5, 2.0, 3.0])
+    assert r2(y, pred) == pytest.approx(1 - 1.25 / np.sum((y - y.mean()) ** 2))
+    assert r2(np.full(3, 2.0), np.full(3, 2.0)) == 0.0  # undefined for a constant response: 0
+    assert measures("regression", y, pred) == {"r2": r2(y, pred)}
+    assert subset_accuracy(np.array([[1, 0], [1, 1]]), np.array([[1, 0], [1, 0]])) == 0.5  # every label right
+    assert measures("classification", np.array(["a", "b"]), np.array(["a", "a"])) == {"accuracy": 0.5}
+
+
 def test_macro_f1_covers_only_classes_in_the_truth_or_the_predictions():
-    from sklearn.metrics import f1_score
-
-    from medlda.data.tasks import measures
-
     y = np.array(["a", "a", "b", "b"])
     pred = np.array(["a", "b", "b", "c"])
     report = evaluate("classification", y, pred, np.array(["a", "b", "c", "d"]))  # 'd' occurs nowhere
@@ -64,9 +74,6 @@ def test_macro_f1_covers_only_classes_in_the_truth_or_the_predictions():
 
 
 def test_cli_evaluate(capsys, tmp_path):
-    from medlda.data.readers import write_bow
-    from medlda.data.synthetic import make_supervised_corpus
-
     corpus, _ = make_supervised_corpus(400, 5, words_per_topic=15, doc_length=50, n_classes=3, random_state=3)
     train = write_bow(corpus.subset(np.arange(300)), tmp_path / "train.txt")
     test = write_bow(corpus.subset(np.arange(300, 400)), tmp_path / "test.txt")

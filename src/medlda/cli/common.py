@@ -199,7 +199,8 @@ def model_vocabulary(model) -> np.ndarray:
 
 def model_targets(model, corpus: Corpus, path: str):
     """The labels (or responses) of ``corpus`` in the form ``model`` predicts them."""
-    from medlda.data.tasks import model_task, targets
+    from medlda.data.tasks import targets
+    from medlda.evaluation.scoring import model_task
 
     task = model_task(model)
     if task == "multilabel":

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 
 from medlda.io.atomic import atomic_write, check_writable
-from medlda.data.tasks import model_task
+from medlda.evaluation.scoring import model_task
 from medlda.cli.common import (CLIError, doc_ids, load_with_jobs, model_label_column, model_targets, model_vocabulary,
                      no_labels_hint, read_data)
 
@@ -39,7 +39,7 @@ def cmd_predict(args) -> int:
     explained = _explanations(model, zbar, pred, args.explain, task) if args.explain else None
     result = {"n_docs": corpus.n_docs, "empty_skipped": corpus.n_empty_skipped, "oov_dropped": corpus.n_oov_dropped}
     if corpus.labels is not None:
-        from medlda.data.tasks import measures
+        from medlda.evaluation.metrics import measures
         result.update(measures(task, model_targets(model, corpus, args.input), pred))
     if task == "multilabel":  # one line per document: its predicted labels, comma-separated
         pred = np.array([",".join(str(c) for c, on in zip(model.classes_, row) if on) for row in pred])
@@ -85,8 +85,9 @@ def _prediction_table(labels: list[str], names: list[str], proba, explained,
 
 def cmd_evaluate(args) -> int:
     """Predict labeled documents and report the errors overall and per class."""
-    from medlda.evaluation.metrics import evaluate, evaluation_lines
-    from medlda.data.tasks import predict_with_log_loss
+    from medlda.evaluation.metrics import evaluate
+    from medlda.evaluation.scoring import predict_with_log_loss
+    from medlda.reporting.reports import evaluation_lines
 
     model = load_with_jobs(args)
     if not hasattr(model, "predict"):

@@ -83,7 +83,8 @@ def _train_and_evaluate(args, train: Corpus, test: Corpus | None, common: dict, 
         if args.unsupervised:
             result["perplexity"] = model.perplexity(test)
         else:
-            from medlda.data.tasks import measures, predict_with_log_loss
+            from medlda.evaluation.metrics import measures
+            from medlda.evaluation.scoring import predict_with_log_loss
             pred, extra = predict_with_log_loss(model, task, test, y_test)
             result.update(measures(task, y_test, pred), **extra)
     return model, result

@@ -9,6 +9,10 @@ from typing import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.model_selection import train_test_split
+
+from medlda.data.text import make_vectorizer
+from medlda.io.atomic import atomic_write, atomic_write_text
 
 NPY_FORMAT = "medlda-corpus-npy"
 NPY_META = "corpus.json"
@@ -114,8 +118,6 @@ class Corpus:
     @classmethod
     def from_texts(cls, texts: Iterable[str], labels: Sequence | None = None, vectorizer=None) -> "Corpus":
         """Tokenize raw texts with ``vectorizer`` (default: the news preprocessing) and build a corpus."""
-        from medlda.data.text import make_vectorizer
-
         vectorizer = make_vectorizer() if vectorizer is None else vectorizer
         X = vectorizer.fit_transform(list(texts))
         return cls.from_sparse(X, vectorizer.get_feature_names_out(), labels=labels)
@@ -175,8 +177,6 @@ class Corpus:
         """Write the corpus to ``directory`` as ``word_ids.npy``, ``doc_ptr.npy``, ``vocabulary.npy``
         and ``corpus.json`` (labels, names, counts), each file atomically and the JSON last; no pickle.
         :meth:`load` with ``mmap=True`` then reads the token arrays from disk as they are used."""
-        from medlda.io.atomic import atomic_write, atomic_write_text
-
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         (directory / NPY_META).unlink(missing_ok=True)  # a half-rewritten folder is never loadable
@@ -228,7 +228,7 @@ class Corpus:
     # -- labels ------------------------------------------------------------------------------
     def single_labels(self) -> np.ndarray:
         """One label per document, as integers when every label is an integer, else strings."""
-        labels = self._require_labels()
+        labels = self.require_labels()
         bad = [d for d, lab in enumerate(labels) if len(lab) != 1]
         if bad:
             raise ValueError(
@@ -239,11 +239,11 @@ class Corpus:
 
     def multi_labels(self) -> list[tuple[str, ...]]:
         """The label tuples of every document (multi-label data)."""
-        return list(self._require_labels())
+        return list(self.require_labels())
 
     def real_labels(self) -> np.ndarray:
         """One real-valued response per document (regression)."""
-        labels = self._require_labels()
+        labels = self.require_labels()
         out = np.empty(len(labels))
         for d, lab in enumerate(labels):
             try:
@@ -260,7 +260,8 @@ class Corpus:
             return f"document {d}" + (f" of {self.source}" if self.source else "")
         return f"{self.source}, {self.doc_names[d]}" if self.source else self.doc_names[d]
 
-    def _require_labels(self) -> list[tuple[str, ...]]:
+    def require_labels(self) -> list[tuple[str, ...]]:
+        """The label tuples of every document; ValueError for an unlabeled corpus."""
         if self.labels is None:
             raise ValueError(f"corpus {self.source or ''} has no labels".replace("  ", " "))
         return self.labels
@@ -274,8 +275,6 @@ def holdout_indices(labels: Sequence[tuple[str, ...]] | None, n_docs: int, n_tes
     the model never saw cannot be scored) and the split is stratified by class among the others
     when every class can have a document on each side; multi-label or unlabeled data: a plain draw.
     """
-    from sklearn.model_selection import train_test_split
-
     if not 1 <= n_test < n_docs:
         raise ValueError(f"cannot hold out {n_test} of {n_docs} documents: both parts need a document")
     docs, classes = np.arange(n_docs), None

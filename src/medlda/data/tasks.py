@@ -1,8 +1,9 @@
-"""Which supervised task a labeled corpus poses, its targets, and the measures of each (SPEC §9).
+"""Which supervised task a labeled corpus poses, and its targets (SPEC §9; the measures of each
+are in ``medlda.evaluation.metrics``).
 
-- classification: one label per document; accuracy;
-- multi-label: any document with zero or several labels; F1 micro, and macro over the labels that occur;
-- regression: one label per document, all numbers, not all integers; predictive R^2.
+- classification: one label per document;
+- multi-label: any document with zero or several labels;
+- regression: one label per document, all numbers, not all integers.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ TASKS = ("classification", "multilabel", "regression")
 
 def detect_task(corpus: Corpus) -> str:
     """The task of a labeled corpus (see the module docstring)."""
-    labels = corpus._require_labels()
+    labels = corpus.require_labels()
     if any(len(lab) != 1 for lab in labels):
         return "multilabel"
     values = [lab[0] for lab in labels]
@@ -47,7 +48,7 @@ def auto_task_warning(corpus: Corpus, task: str) -> str | None:
     doubtful, naming the file and line of the first doubtful label and the option that forces the
     other task; None when the labels are clear. Doubtful: a few blank labels turning the data
     multi-label, a few non-integers turning classes into a regression, numbers mixed with words."""
-    labels = corpus._require_labels()
+    labels = corpus.require_labels()
     if task == "multilabel":
         return _blank_labels_warning(corpus, labels)
     if any(len(lab) != 1 for lab in labels):
@@ -95,19 +96,10 @@ def _numbers_and_words_warning(corpus: Corpus, values: list[str]) -> str | None:
             f"for regression make every label a number and pass --task regression")
 
 
-def model_task(model) -> str:
-    """The task a fitted estimator solves: one of ``TASKS``, or "unsupervised" for LDA."""
-    if hasattr(model, "y_mean_"):
-        return "regression"
-    if not hasattr(model, "eta_samples_"):
-        return "unsupervised"
-    return "multilabel" if getattr(model, "multilabel_", False) else "classification"
-
-
 def label_matrix(corpus: Corpus, names: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """(D, C) 0/1 indicator of a multi-label corpus over ``names`` (default: every label seen,
     sorted), the names, and how many label occurrences outside ``names`` were dropped."""
-    labels = corpus._require_labels()
+    labels = corpus.require_labels()
     if names is None:
         names = np.array(sorted({lab for labs in labels for lab in labs}), dtype=str)
     index = {str(n): i for i, n in enumerate(names)}
@@ -132,38 +124,3 @@ def targets(corpus: Corpus, task: str, names: np.ndarray | None = None):
     if task == "regression":
         return corpus.real_labels()
     raise ValueError(f"task must be one of {list(TASKS)}, got {task!r}")
-
-
-def predict_with_log_loss(model, task: str, X, y) -> tuple[np.ndarray, dict]:
-    """(predictions of X, {"log_loss": ...}) from one inference: a model with probabilities
-    (logistic loss) on single-label data adds the log loss of predict_proba against y, else {}."""
-    if not (task == "classification" and hasattr(model, "predict_proba")):
-        return model.predict(X), {}
-    from sklearn.metrics import log_loss
-
-    omega = model.decision_function(X)
-    return model._labels_from(omega), {"log_loss": float(log_loss(y, model._proba_from(omega),
-                                                                  labels=model.classes_))}
-
-
-def measures(task: str, y, pred) -> dict:
-    """accuracy (classification), f1_micro and f1_macro (multi-label) or r2 (regression)."""
-    if task == "classification":
-        return {"accuracy": float(np.mean(np.asarray(pred) == np.asarray(y)))}
-    if task == "multilabel":
-        from sklearn.metrics import f1_score
-        return {"f1_micro": float(f1_score(y, pred, average="micro", zero_division=0)),
-                "f1_macro": _f1_macro_occurring(y, pred)}
-    from medlda.models.regressor import r2
-    return {"r2": r2(np.asarray(y, dtype=float), np.asarray(pred, dtype=float))}
-
-
-def _f1_macro_occurring(y, pred) -> float:
-    """Multi-label macro F1 over the labels the truth or the predictions hold (as scikit-learn's
-    multi-class default does): a label absent from both would count as an F1 of 0."""
-    from sklearn.metrics import f1_score
-
-    on = np.flatnonzero(np.asarray(y).any(axis=0) | np.asarray(pred).any(axis=0))
-    if not on.size:
-        return 0.0
-    return float(f1_score(y, pred, labels=on, average="macro", zero_division=0))

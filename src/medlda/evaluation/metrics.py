@@ -1,26 +1,70 @@
-"""A fitted model's errors on labeled documents, overall and per class (``medlda evaluate``): the
-accuracy alone hides a queue, a category or a label that the model gets wrong."""
+"""The measures of each task (SPEC §9) and a model's errors per class, in one place.
+
+- classification: accuracy;
+- multi-label: F1 micro, and macro over the labels that occur; subset accuracy while training;
+- regression: predictive R^2, plus mean absolute and root mean squared errors in ``evaluate``.
+
+``evaluate`` (``medlda evaluate``) adds each class's precision, recall and F1: the accuracy alone
+hides a queue, a category or a label that the model gets wrong.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+from sklearn.metrics import (
+    accuracy_score,
+    confusion_matrix,
+    f1_score,
+    mean_absolute_error,
+    precision_recall_fscore_support,
+    r2_score,
+    root_mean_squared_error,
+)
 
-from medlda.data.tasks import measures
+
+def r2(y: np.ndarray, pred: np.ndarray) -> float:
+    """Predictive R^2 = 1 - sum (y - pred)^2 / sum (y - mean y)^2; 0 when y is constant (undefined)."""
+    y = np.asarray(y, dtype=float)
+    if y.size < 2 or not np.any(y - y.mean()):
+        return 0.0
+    return float(r2_score(y, np.asarray(pred, dtype=float)))
+
+
+def subset_accuracy(pred: np.ndarray, truth: np.ndarray) -> float:
+    """Accuracy; for indicator matrices the subset accuracy (every label of a document right)."""
+    return float(accuracy_score(truth, pred))
+
+
+def measures(task: str, y, pred) -> dict:
+    """accuracy (classification), f1_micro and f1_macro (multi-label) or r2 (regression)."""
+    if task == "classification":
+        return {"accuracy": subset_accuracy(np.asarray(pred), np.asarray(y))}
+    if task == "multilabel":
+        return {"f1_micro": float(f1_score(y, pred, average="micro", zero_division=0)),
+                "f1_macro": _f1_macro_occurring(y, pred)}
+    return {"r2": r2(y, pred)}
+
+
+def _f1_macro_occurring(y, pred) -> float:
+    """Multi-label macro F1 over the labels the truth or the predictions hold (as scikit-learn's
+    multi-class default does): a label absent from both would count as an F1 of 0."""
+    on = np.flatnonzero(np.asarray(y).any(axis=0) | np.asarray(pred).any(axis=0))
+    if not on.size:
+        return 0.0
+    return float(f1_score(y, pred, labels=on, average="macro", zero_division=0))
 
 
 def evaluate(task: str, y, pred, classes=None) -> dict:
-    """The task's measures (``tasks.measures``) and, for classification and multi-label data,
+    """The task's measures (``measures``) and, for classification and multi-label data,
     each class's precision, recall, F1 and support (documents that carry it), macro and
     support-weighted F1, over the classes in the truth or the predictions (as scikit-learn's
     multi-class default), and for classification the confusion matrix (rows: true class, columns:
     predicted, in ``classes`` order). A regression adds the mean absolute and root mean squared
     errors. JSON-ready."""
-    from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
-
     out = {"task": task, "n_docs": int(len(y)), **measures(task, y, pred)}
     if task == "regression":
-        err = np.asarray(pred, dtype=float) - np.asarray(y, dtype=float)
-        out.update(mae=float(np.abs(err).mean()), rmse=float(np.sqrt((err ** 2).mean())))
+        y, pred = np.asarray(y, dtype=float), np.asarray(pred, dtype=float)
+        out.update(mae=float(mean_absolute_error(y, pred)), rmse=float(root_mean_squared_error(y, pred)))
         return out
     names = [str(c) for c in classes]
     every = list(classes) if task == "classification" else list(range(len(names)))
@@ -46,33 +90,3 @@ def occurring_classes(task: str, y, pred, classes: list) -> list:
         return [c for c in classes if on[c]]
     present = set(np.asarray(y).tolist()) | set(np.asarray(pred).tolist())
     return [c for c in classes if c in present]
-
-
-def evaluation_lines(report: dict, confusion: bool = False) -> list[str]:
-    """``evaluate``'s report as text: the overall measures, a table of the classes (worst F1
-    first), and with ``confusion`` the confusion matrix."""
-    overall = [k for k in ("accuracy", "log_loss", "f1_micro", "f1_macro", "f1_weighted", "r2", "mae", "rmse")
-               if k in report]
-    lines = [f"{report['n_docs']} documents: " + ", ".join(f"{k.replace('_', ' ')} {report[k]:.4f}" for k in overall)]
-    if "per_class" in report:
-        rows = sorted(report["per_class"].items(), key=lambda item: (item[1]["f1"], item[0]))
-        width = max(len("class"), *(len(name) for name, _ in rows))
-        lines.append(f"{'class':<{width}}  precision  recall      f1  support")
-        lines.extend(f"{name:<{width}}  {m['precision']:9.3f}  {m['recall']:6.3f}  {m['f1']:6.3f}  {m['support']:7d}"
-                     for name, m in rows)
-    if confusion and "confusion" in report:
-        names, matrix = report["classes"], report["confusion"]
-        cell = max(4, *(len(str(v)) for row in matrix for v in row))
-        short = [name[: cell] for name in names]
-        width = max(len(name) for name in names)
-        lines.append(f"confusion (rows: true class, columns: predicted, the first {cell} letters)")
-        lines.append(" " * (width + 2) + " ".join(f"{s:>{cell}}" for s in short))
-        lines.extend(f"{name:<{width}}  " + " ".join(f"{v:>{cell}}" for v in row) for name, row in zip(names, matrix))
-    return lines
-
-
-def subset_accuracy(pred: np.ndarray, truth: np.ndarray) -> float:
-    """Accuracy; for indicator matrices the subset accuracy (every label of a document right)."""
-    if pred.ndim == 2:
-        return float(np.mean(np.all(pred == truth, axis=1)))
-    return float(np.mean(pred == truth))

@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from medlda.data.corpus import count_matrix_shape
 from medlda.engine.training import Supervision
+from medlda.evaluation.metrics import r2
 from medlda.losses import REGRESSION_LOSSES, make_loss
 from medlda.models.base import (
     RUN_PARAMS,
@@ -26,12 +27,6 @@ from medlda.models.base import (
 from medlda.models.params import check_param, params_doc
 
 REGRESSION_C = 4.0  # measured on the hotel reviews (see the c parameter's documentation)
-
-
-def r2(y: np.ndarray, pred: np.ndarray) -> float:
-    """Predictive R^2 = 1 - sum (y - pred)^2 / sum (y - mean y)^2 (SPEC §9)."""
-    ss = float(np.sum((y - y.mean()) ** 2))
-    return 1.0 - float(np.sum((y - pred) ** 2)) / ss if ss > 0 else 0.0
 
 
 class MedLDARegressor(RegressorMixin, TransformerMixin, TopicModel):

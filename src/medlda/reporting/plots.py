@@ -10,11 +10,20 @@ displays do. Needs matplotlib (``pip install 'medlda[plots]'``); nothing else in
 from __future__ import annotations
 
 import math
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
+from sklearn.decomposition import PCA
+from sklearn.manifold import TSNE
+from sklearn.metrics import ConfusionMatrixDisplay
+from threadpoolctl import threadpool_limits
 
+from medlda.data.corpus import count_matrix_shape
+from medlda.evaluation.explain import top_topics
+from medlda.evaluation.metrics import r2
+from medlda.io.atomic import atomic_write
 from medlda.reporting.reports import class_topic_weights
 
 if TYPE_CHECKING:
@@ -133,9 +142,6 @@ def plot_explanation(model, X, doc: int = 0, n_topics: int = 8, n_words: int = 5
     parts zbar_dk * eta_k of its decision (``decision_contributions``; in size, green toward the
     prediction or ``label``, red against), labeled with their words. X is inferred whole, as by
     ``predict``, so the figure shows what ``predict`` decided."""
-    from medlda.data.corpus import count_matrix_shape
-    from medlda.evaluation.explain import top_topics
-
     if not hasattr(model, "decision_contributions"):
         raise ValueError("an unsupervised LDA makes no prediction to explain")
     n_docs = count_matrix_shape(X)[0]
@@ -169,14 +175,7 @@ def plot_explanation(model, X, doc: int = 0, n_topics: int = 8, n_words: int = 5
 
 def _embed(zbar: np.ndarray, method: str, random_state, n_jobs: int | None) -> np.ndarray:
     """2-d coordinates of the rows of zbar. ``n_jobs`` > 0 caps t-SNE's OpenMP threads: on a
-    core another process holds, its threads wait on each other (120 documents: 37 s on 2 threads
-    against 0.3 s on 1, with the other core busy)."""
-    from contextlib import nullcontext
-
-    from sklearn.decomposition import PCA
-    from sklearn.manifold import TSNE
-    from threadpoolctl import threadpool_limits
-
+    core another process holds, its threads wait on each other."""
     if method == "pca":
         return PCA(n_components=2, random_state=random_state).fit_transform(zbar)
     perplexity = min(30.0, max(1.0, (zbar.shape[0] - 1) / 3.0))
@@ -222,8 +221,6 @@ def plot_topic_map(model, X, y=None, method: str = "tsne", random_state=0, n_job
 def plot_confusion(model, X, y, normalize: str | None = "true", ax=None) -> Figure:
     """The confusion matrix of ``model.predict(X)`` against labels ``y`` (rows: true classes;
     ``normalize`` as in scikit-learn: "true", "pred", "all" or None for counts)."""
-    from sklearn.metrics import ConfusionMatrixDisplay
-
     if getattr(model, "multilabel_", False) or not hasattr(model, "classes_"):
         raise ValueError("a confusion matrix needs a single-label classifier")
     y = np.asarray(y)
@@ -238,8 +235,6 @@ def plot_confusion(model, X, y, normalize: str | None = "true", ax=None) -> Figu
 
 def plot_predictions(model, X, y, ax=None) -> Figure:
     """Predicted against true responses of a regressor, with the diagonal and predictive R^2."""
-    from medlda.models.regressor import r2
-
     if not hasattr(model, "y_mean_"):
         raise ValueError("predicted against true values needs a MedLDARegressor")
     y = np.asarray(y, dtype=float)
@@ -257,8 +252,6 @@ def plot_predictions(model, X, y, ax=None) -> Figure:
 def save_figure(fig: Figure, path, dpi: int = 150) -> Path:
     """Write ``fig`` to ``path`` (format from its suffix: png, pdf, svg, ...) atomically, raster
     formats at ``dpi`` dots per inch."""
-    from medlda.io.atomic import atomic_write
-
     path = Path(path)
     fmt = figure_format(path)
     return atomic_write(path, lambda f: fig.savefig(f, format=fmt, dpi=dpi))

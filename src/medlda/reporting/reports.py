@@ -1,16 +1,19 @@
-"""Readable reports of a fitted model: top words per topic and the topics that weigh most per class."""
+"""Readable reports of a fitted model: top words per topic, the topics that weigh most per class,
+explanations, a saved model's summary, and an evaluation's measures, as text or JSON-ready data."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from medlda.evaluation.explain import top_topics
+from medlda.evaluation.scoring import model_task
 
 EMPTY_SHARE = 1e-5  # a topic holding less of the training tokens shows filler words: reported "(empty)"
 
 
 def topic_shares(model) -> np.ndarray:
     """Each topic's share (K,) of the training tokens: a supervised model often leaves many topics
-    small, and those are the least readable (docs/performance.md, topic coherence)."""
+    small, and those are the least readable."""
     sizes = model.topic_word_counts_.sum(axis=1)
     return sizes / max(sizes.sum(), 1)
 
@@ -125,19 +128,15 @@ def proportion_lines(theta: np.ndarray, top: int | None = None) -> list[str]:
     if top is None:
         return (["\t".join(f"topic_{k}" for k in range(theta.shape[1]))]
                 + ["\t".join(f"{v:.6g}" for v in row) for row in theta])
-    from medlda.evaluation.explain import top_topics
-
     return [" ".join(f"{k}:{v:.4g}" for k, v in zip(ids, values)) for ids, values in zip(*top_topics(theta, top))]
 
 
 def model_summary(model, meta: dict) -> dict:
     """What a saved model is (``medlda info``): estimator, task, sizes, how and on what it was
-    trained, and every parameter; ``meta`` is the file's metadata (``persistence.load_with_metadata``)."""
-    from medlda.data.tasks import model_task
-
+    trained, and every parameter; ``meta`` is the file's metadata (``medlda.io.model_file.load_with_metadata``)."""
     stats = model.fit_stats_
     saved_by = f"medlda {meta.get('medlda_version')}"
-    if meta.get("environment"):  # files of medlda 0.1.0 before stop 24 do not say
+    if meta.get("environment"):  # older model files do not record it
         saved_by += " (" + ", ".join(f"{k} {v}" for k, v in meta["environment"].items()) + ")"
     out = {"estimator": meta["estimator"], "saved_by": saved_by,
            "task": model_task(model), "n_topics": model.n_topics, "n_words": model.n_features_in_,
@@ -168,3 +167,26 @@ def summary_lines(summary: dict) -> list[str]:
             shown[key] = f"{shown[key]:.4g}"
     lines = [f"{k.replace('_', ' ')}: {v}" for k, v in shown.items()]
     return lines + ["params: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["params"].items()))]
+
+
+def evaluation_lines(report: dict, confusion: bool = False) -> list[str]:
+    """The report of ``medlda.evaluation.metrics.evaluate`` as text: the overall measures, a table
+    of the classes (worst F1 first), and with ``confusion`` the confusion matrix."""
+    overall = [k for k in ("accuracy", "log_loss", "f1_micro", "f1_macro", "f1_weighted", "r2", "mae", "rmse")
+               if k in report]
+    lines = [f"{report['n_docs']} documents: " + ", ".join(f"{k.replace('_', ' ')} {report[k]:.4f}" for k in overall)]
+    if "per_class" in report:
+        rows = sorted(report["per_class"].items(), key=lambda item: (item[1]["f1"], item[0]))
+        width = max(len("class"), *(len(name) for name, _ in rows))
+        lines.append(f"{'class':<{width}}  precision  recall      f1  support")
+        lines.extend(f"{name:<{width}}  {m['precision']:9.3f}  {m['recall']:6.3f}  {m['f1']:6.3f}  {m['support']:7d}"
+                     for name, m in rows)
+    if confusion and "confusion" in report:
+        names, matrix = report["classes"], report["confusion"]
+        cell = max(4, *(len(str(v)) for row in matrix for v in row))
+        short = [name[: cell] for name in names]
+        width = max(len(name) for name in names)
+        lines.append(f"confusion (rows: true class, columns: predicted, the first {cell} letters)")
+        lines.append(" " * (width + 2) + " ".join(f"{s:>{cell}}" for s in short))
+        lines.extend(f"{name:<{width}}  " + " ".join(f"{v:>{cell}}" for v in row) for name, row in zip(names, matrix))
+    return lines
