@@ -2,12 +2,11 @@
 
 import logging
 
+from medlda._version import __version__
 from medlda.data.corpus import Corpus
 from medlda.models.classifier import MedLDAClassifier
 from medlda.models.lda import LDA
 from medlda.models.regressor import MedLDARegressor
-
-__version__ = "0.1.0"
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 

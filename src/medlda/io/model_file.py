@@ -7,12 +7,17 @@ checks that the arrays' shapes agree with the stored parameters.
 from __future__ import annotations
 
 import json
+import platform
 import warnings
 import zipfile
 from pathlib import Path
 
+import numba
 import numpy as np
+import sklearn
+from sklearn.utils.validation import check_is_fitted
 
+from medlda._version import __version__
 from medlda.exceptions import ModelFileError
 from medlda.io.atomic import atomic_write
 
@@ -30,10 +35,6 @@ def _estimator_classes() -> dict:
 
 def save_model(model, path) -> None:
     """Save a fitted LDA, MedLDAClassifier (any strategy) or MedLDARegressor to ``path``."""
-    from sklearn.utils.validation import check_is_fitted
-
-    from medlda import __version__
-
     name = type(model).__name__
     if name not in _estimator_classes():
         raise TypeError(f"cannot save a {name}; expected one of {sorted(_estimator_classes())}")
@@ -71,11 +72,6 @@ def save_model(model, path) -> None:
 
 def _environment() -> dict:
     """The versions a model was fitted and saved with, for reproducing it (``medlda info``)."""
-    import platform
-
-    import numba
-    import sklearn
-
     return {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
             "scikit-learn": sklearn.__version__}
 
@@ -138,8 +134,6 @@ def _load_problem(exc: Exception) -> str:
 
 
 def _rebuild(path: Path, meta: dict, arrays: dict):
-    from medlda import __version__
-
     classes = _estimator_classes()
     if meta.get("estimator") not in classes:
         raise ModelFileError(f"{path}: unknown estimator {meta.get('estimator')!r}")
