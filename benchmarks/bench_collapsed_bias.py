@@ -24,8 +24,8 @@ import time
 import numpy as np
 from rows import RowWriter, add_out_argument
 
+from medlda.engine.state import ChainState
 from medlda.samplers import ExactGibbs, Light
-from medlda.engine.training import SamplerState
 
 DOCS = [[0, 1, 0], [1, 2]]
 V, K = 3, 2
@@ -42,7 +42,7 @@ def doc0_histogram(sampler, reps: int, n_sweeps: int, seed: int, grow: str) -> n
     doc_ptr = np.concatenate(([0], np.cumsum([len(doc) for doc in docs]))).astype(np.int64)
     kappa, w = np.tile(KAPPA, (reps, 1)), np.tile(W, (reps, 1))
     rng = np.random.default_rng(seed)
-    state = SamplerState.initialize(word_ids, doc_ptr, V, K, np.full(K, ALPHA), BETA, rng)
+    state = ChainState.initialize(word_ids, doc_ptr, V, K, np.full(K, ALPHA), BETA, rng)
     hist = np.zeros(K ** 3)
     for sweep in range(n_sweeps + 1000):
         sampler.sweep(state, ETA, kappa, w, rng)

@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from medlda.data.corpus import Corpus
 from medlda import LDA, MedLDAClassifier
+from medlda.data.corpus import Corpus
 from medlda.data.synthetic import make_supervised_corpus
-from medlda.engine.training import SamplerState
+from medlda.engine.state import ChainState
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +52,7 @@ def test_training_on_the_mapped_corpus_equals_in_memory(tmp_path, corpus):
     a, b = MedLDAClassifier(4, **kw).fit(mapped, y), MedLDAClassifier(4, **kw).fit(corpus, y)
     np.testing.assert_array_equal(a.eta_samples_, b.eta_samples_)
     # the sampler reads the mapped array itself, no in-memory copy
-    state = SamplerState.initialize(mapped.word_ids, mapped.doc_ptr, mapped.n_words, 4, np.full(4, 0.25),
+    state = ChainState.initialize(mapped.word_ids, mapped.doc_ptr, mapped.n_words, 4, np.full(4, 0.25),
                                     0.01, np.random.default_rng(0))
     assert isinstance(state.word_ids.base, np.memmap) and np.shares_memory(state.word_ids, mapped.word_ids)
 

@@ -13,13 +13,13 @@ import time
 import numpy as np
 import pytest
 
-from medlda.engine import checkpoint
-from medlda.engine.checkpoint import CheckpointError
-from medlda.cli import main
 from medlda import LDA, MedLDAClassifier
-from medlda.io.model_file import load_model
+from medlda.cli import main
 from medlda.data.readers import write_bow
 from medlda.data.synthetic import make_supervised_corpus
+from medlda.engine import checkpoint
+from medlda.engine.checkpoint import CheckpointError
+from medlda.io.model_file import load_model
 
 
 @pytest.fixture(scope="module")
@@ -193,12 +193,12 @@ def test_sigkilled_cli_run_resumes_to_the_uninterrupted_model(tmp_path, bow_trai
 
 def test_checkpoint_into_a_missing_directory_fails_before_the_first_iteration(tmp_path, monkeypatch, small):
     corpus, y = small
-    from medlda.engine import training
+    from medlda.models import base
 
     def no_train(*args, **kwargs):
         raise AssertionError("training started")
 
-    monkeypatch.setattr(training, "train", no_train)
+    monkeypatch.setattr(base, "train", no_train)
     model = MedLDAClassifier(3, n_iter=4, checkpoint_every=2, checkpoint_path=tmp_path / "no" / "run.ckpt")
     with pytest.raises(FileNotFoundError, match="directory .*no does not exist"):
         model.fit(corpus, y)

@@ -9,15 +9,15 @@ import os
 import numpy as np
 import pytest
 
-from medlda.engine import checkpoint
-from medlda.engine import ray as distributed
-from medlda.engine.ray import RayTrainer, WorkerLostError, compress_change, merge_change, shard_bounds
 from medlda import MedLDAClassifier
 from medlda._kernels.rng import DOCS_PER_STREAM
+from medlda.data.synthetic import make_supervised_corpus
+from medlda.engine import checkpoint
+from medlda.engine import ray as distributed
+from medlda.engine.loop import Supervision
+from medlda.engine.ray import RayTrainer, WorkerLostError, compress_change, merge_change, shard_bounds
 from medlda.losses import make_loss
 from medlda.samplers import make_sampler
-from medlda.data.synthetic import make_supervised_corpus
-from medlda.engine.training import Supervision
 
 
 @pytest.fixture(scope="module")

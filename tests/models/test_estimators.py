@@ -247,7 +247,7 @@ def test_blas_gets_the_estimators_threads_while_fitting(planted, monkeypatch, n_
     from threadpoolctl import threadpool_info, threadpool_limits
 
     import medlda.samplers.eta as classifier
-    from medlda.engine.training import warm_up
+    from medlda.engine.warmup import warm_up
 
     corpus, _, y = planted
     warm_up()  # compiles on a tiny problem first (once per process), before the limit
@@ -269,14 +269,14 @@ def test_blas_gets_the_estimators_threads_while_fitting(planted, monkeypatch, n_
 @pytest.mark.parametrize("eta_draw, exact_draws", [("auto", 3), ("exact", 3), ("coordinate", 0)])
 def test_eta_draw_chooses_how_light_draws_eta(planted, monkeypatch, eta_draw, exact_draws):
     """On this small problem "auto" draws eta exactly (cheap); "coordinate" never does."""
-    import medlda.samplers as samplers
-    from medlda.engine.training import warm_up
+    import medlda.samplers.light as light
+    from medlda.engine.warmup import warm_up
 
     corpus, _, y = planted
     warm_up()  # its gibbs sampler draws eta exactly once per process
     calls = []
-    exact = samplers._exact_eta
-    monkeypatch.setattr(samplers, "_exact_eta", lambda *a: calls.append(1) or exact(*a))
+    exact = light.exact_eta
+    monkeypatch.setattr(light, "exact_eta", lambda *a: calls.append(1) or exact(*a))
     model = MedLDAClassifier(4, n_iter=3, sampler="light", eta_draw=eta_draw, random_state=0).fit(corpus, y)
     assert len(calls) == exact_draws and model.get_params()["eta_draw"] == eta_draw
 
@@ -404,13 +404,13 @@ def _fresh_process_prints(code: str, timeout: int) -> str:
 def test_a_fit_compiles_only_its_samplers_kernels():
     """A fresh process fitting with gibbs warms up gibbs's kernels alone (on a fresh install the
     first fit compiles in seconds, not every sampler's minute): no light or blocked kernel runs."""
-    code = ("from medlda import MedLDAClassifier\nfrom medlda.engine import training\n"
+    code = ("from medlda import MedLDAClassifier\nfrom medlda.engine import warmup\n"
             "from medlda._kernels.blocked import sweep as blocked\nfrom medlda._kernels.light import sweeps as light\n"
             "from medlda.data.synthetic import make_supervised_corpus\n"
             "corpus, _ = make_supervised_corpus(60, 3, words_per_topic=5, doc_length=10, random_state=0)\n"
             "MedLDAClassifier(3, n_iter=2).fit(corpus, corpus.single_labels())\n"
             "used = [n for m in (light, blocked) for n, v in vars(m).items() if getattr(v, 'signatures', None)]\n"
-            "print(sorted(training._COMPILED), used)\n")
+            "print(sorted(warmup._COMPILED), used)\n")
     assert _fresh_process_prints(code, 300) == "[('gibbs',)] []"
 
 
@@ -418,14 +418,14 @@ def test_a_fit_compiles_only_its_samplers_kernels():
 def test_a_light_fit_warms_up_the_sweep_it_runs(n_classes):
     """The light sweeps are compiled per (proposal mode, n_mh, task kind): a fresh process's fit
     warms up, before its timed sweeps, the one its task needs, and sweeps with no other."""
-    code = ("from medlda import MedLDAClassifier\nfrom medlda.engine import training\n"
+    code = ("from medlda import MedLDAClassifier\nfrom medlda.engine import warmup\n"
             "from medlda._kernels.light.sweeps import sweeps_for\n"
             "from medlda.data.synthetic import make_supervised_corpus\n"
             f"corpus, _ = make_supervised_corpus(60, 3, n_classes={n_classes}, words_per_topic=5, doc_length=10, "
             "random_state=0)\n"
             "model = MedLDAClassifier(3, n_iter=2, sampler='light', proposal='cycle', n_mh=3)\n"
             "model.fit(corpus, corpus.single_labels())\n"
-            "print(sorted(training._COMPILED), sweeps_for.cache_info().currsize)\n")
+            "print(sorted(warmup._COMPILED), sweeps_for.cache_info().currsize)\n")
     tasks = 1 if n_classes == 2 else 2  # one task, or several
     assert _fresh_process_prints(code, 600) == f"[('light', 'collapsed', False, 'cycle', 3, {tasks})] 1"
 
@@ -605,21 +605,6 @@ def test_a_documents_prediction_does_not_depend_on_the_batch_around_it(params):
     assert np.array_equal(model.transform(twice), whole[[5, 5]])
     reseeded = clone(model).set_params(random_state=1).fit(corpus.subset(np.arange(200)), y[:200])
     assert not np.array_equal(reseeded.transform(X), whole)
-
-
-def test_the_mh_inference_seeds_each_document_by_its_words_too():
-    from medlda.samplers import Light
-
-    corpus, _ = make_supervised_corpus(600, 4, words_per_topic=10, doc_length=30, random_state=3)
-    phi = np.random.default_rng(0).dirichlet(np.ones(corpus.n_words), size=4).T
-    alpha = np.full(4, 0.25)
-    sampler = Light(inference="mh")
-    whole = sampler.infer(corpus.word_ids, corpus.doc_ptr, phi, alpha, 5, 5, np.random.default_rng(1), doc_seeded=True)
-    part = corpus.subset(np.arange(400, 410))
-    assert np.array_equal(sampler.infer(part.word_ids, part.doc_ptr, phi, alpha, 5, 5, np.random.default_rng(1),
-                                        doc_seeded=True), whole[400:410])
-    chained = sampler.infer(part.word_ids, part.doc_ptr, phi, alpha, 5, 5, np.random.default_rng(1))
-    assert not np.array_equal(chained, whole[400:410])  # without it: the block's stream, another draw
 
 
 def test_scikit_learn_splits_a_corpus_as_it_splits_a_matrix():

@@ -17,11 +17,20 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from exact import (FALSE_ALARM, all_states, chi_square_pvalue, lda_log_joint, normalize_log,
-                   state_index, token_arrays, zbar_of)
+from exact import (
+    FALSE_ALARM,
+    all_states,
+    chi_square_pvalue,
+    lda_log_joint,
+    normalize_log,
+    state_index,
+    token_arrays,
+    zbar_of,
+)
+from medlda.engine.loop import Supervision, train
+from medlda.engine.state import ChainState
 from medlda.losses import LOSSES, EpsilonLoss, HingeLoss, LogisticLoss, SquaredLoss, make_loss
 from medlda.samplers import ExactGibbs, Light
-from medlda.engine.training import SamplerState, Supervision, train
 
 
 def _z_pvalue(sample: np.ndarray, mean: float, var: float) -> float:
@@ -226,7 +235,7 @@ def _chain_histogram(sampler, loss, y, n_chains: int, n_iter: int, seed: int) ->
     hist = np.zeros(K ** word_ids.size)
     targets = np.asarray(y, dtype=float)[:, None]
     for _ in range(n_chains):
-        state = SamplerState.initialize(word_ids, doc_ptr, V, K, np.full(K, ALPHA), BETA, rng)
+        state = ChainState.initialize(word_ids, doc_ptr, V, K, np.full(K, ALPHA), BETA, rng)
         sup = Supervision(loss, targets, 1.0, rng.normal(size=(1, K)))
         train(state, sup, n_iter=n_iter, n_eta_keep=0, rng=rng, sampler=sampler)
         hist[state_index(state.z, K)] += 1

@@ -14,17 +14,16 @@ import pytest
 from scipy import stats
 from scipy.special import gammaln, logsumexp
 
-from exact import (FALSE_ALARM, all_states, chi_square_pvalue, lda_log_joint, normalize_log,
-                   state_index, token_arrays)
+from exact import FALSE_ALARM, all_states, chi_square_pvalue, lda_log_joint, normalize_log, state_index, token_arrays
 from medlda import LDA, MedLDAClassifier
-from medlda.samplers.blocked import BlockedGibbs, group_tokens
-from medlda.cli import main
 from medlda._kernels.blocked.sweep import balanced_tree_arrays, draw_block_many
 from medlda._kernels.gibbs import gibbs_sweep
-from medlda.engine.perplexity import CompletionSplit, HeldoutPerplexity
-from medlda.samplers import ExactGibbs
+from medlda.cli import main
 from medlda.data.synthetic import make_supervised_corpus
-from medlda.engine.training import SamplerState, completion_perplexity
+from medlda.engine.perplexity import CompletionSplit, HeldoutPerplexity, completion_perplexity
+from medlda.engine.state import ChainState
+from medlda.samplers import ExactGibbs
+from medlda.samplers.blocked import BlockedGibbs, group_tokens
 
 SIMULATIONS = ("backward", "nested")
 
@@ -279,8 +278,8 @@ def test_single_token_blocks_are_exactly_the_single_site_sweep():
     rng = np.random.default_rng(1)
     docs = [sorted(rng.choice(40, size=rng.integers(1, 15), replace=False).tolist()) for _ in range(300)]
     word_ids, doc_ptr = token_arrays(docs)
-    a = SamplerState.initialize(word_ids, doc_ptr, 40, 7, np.full(7, 0.3), 0.05, np.random.default_rng(2))
-    b = SamplerState.initialize(word_ids, doc_ptr, 40, 7, np.full(7, 0.3), 0.05, np.random.default_rng(2))
+    a = ChainState.initialize(word_ids, doc_ptr, 40, 7, np.full(7, 0.3), 0.05, np.random.default_rng(2))
+    b = ChainState.initialize(word_ids, doc_ptr, 40, 7, np.full(7, 0.3), 0.05, np.random.default_rng(2))
     no_tasks = np.zeros((0, 7)), np.zeros((len(docs), 0)), np.zeros((len(docs), 0))
     for simulation in SIMULATIONS:
         for _ in range(3):
@@ -296,7 +295,7 @@ def test_sweep_keeps_counts_consistent_and_is_deterministic(simulation):
     corpus, _ = make_supervised_corpus(120, 6, doc_length=60, random_state=3)
     states = []
     for _ in range(2):
-        state = SamplerState.initialize(corpus.word_ids, corpus.doc_ptr, corpus.n_words, 6,
+        state = ChainState.initialize(corpus.word_ids, corpus.doc_ptr, corpus.n_words, 6,
                                         np.full(6, 0.2), 0.01, np.random.default_rng(4))
         sampler = BlockedGibbs(simulation)
         for _ in range(4):
@@ -311,7 +310,7 @@ def test_sweep_keeps_counts_consistent_and_is_deterministic(simulation):
 
 
 def test_blocked_sampler_refuses_supervision():
-    state = SamplerState.initialize(*token_arrays([[0, 0, 1]]), 2, 2, np.full(2, 0.5), 0.1, np.random.default_rng(0))
+    state = ChainState.initialize(*token_arrays([[0, 0, 1]]), 2, 2, np.full(2, 0.5), 0.1, np.random.default_rng(0))
     with pytest.raises(ValueError, match="unsupervised LDA only"):
         BlockedGibbs().sweep(state, np.ones((1, 2)), np.ones((1, 1)), np.ones((1, 1)), None)
     with pytest.raises(ValueError, match="block_simulation must be one of"):
@@ -333,7 +332,7 @@ def _final_states(docs, n_words, n_topics, sampler, n_chains, n_sweeps, seed):
     no_tasks = np.zeros((0, n_topics)), np.zeros((len(docs), 0)), np.zeros((len(docs), 0))
     hist = np.zeros(n_topics ** word_ids.size)
     for _ in range(n_chains):
-        state = SamplerState.initialize(word_ids, doc_ptr, n_words, n_topics, np.full(n_topics, ALPHA),
+        state = ChainState.initialize(word_ids, doc_ptr, n_words, n_topics, np.full(n_topics, ALPHA),
                                         BETA, rng)
         for _ in range(n_sweeps):
             sampler.sweep(state, *no_tasks, rng)
@@ -390,7 +389,7 @@ def test_lda_blocked_traces_log_joint_and_heldout_perplexity(small_corpus, simul
 def test_heldout_measure_equals_completion_perplexity(small_corpus):
     train, held, _ = small_corpus
     model = LDA(5, n_iter=3, random_state=0).fit(train)
-    state = SamplerState.initialize(train.word_ids, train.doc_ptr, train.n_words, 5, model._alpha(),
+    state = ChainState.initialize(train.word_ids, train.doc_ptr, train.n_words, 5, model._alpha(),
                                     model.beta, np.random.default_rng(0))
     state.n_wk[:] = model.topic_word_counts_.T
     state.n_k[:] = model.topic_word_counts_.sum(axis=1)

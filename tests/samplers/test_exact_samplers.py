@@ -11,11 +11,20 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from exact import (FALSE_ALARM, all_states, chi_square_pvalue, lda_log_joint, normalize_log,
-                   state_index, token_arrays, zbar_of)
-from medlda.samplers.eta import draw_eta_exact
+from exact import (
+    FALSE_ALARM,
+    all_states,
+    chi_square_pvalue,
+    lda_log_joint,
+    normalize_log,
+    state_index,
+    token_arrays,
+    zbar_of,
+)
 from medlda._kernels.measures import log_joint
-from medlda.engine.training import SamplerState, sweep_topics
+from medlda.engine.state import ChainState
+from medlda.samplers import ExactGibbs
+from medlda.samplers.eta import draw_eta_exact
 
 DOCS = [[0, 1, 0], [1, 2]]
 V, K = 3, 2
@@ -28,7 +37,7 @@ def _final_states(n_chains: int, n_sweeps: int, seed: int, step) -> np.ndarray:
     rng = np.random.default_rng(seed)
     hist = np.zeros(K ** word_ids.size)
     for _ in range(n_chains):
-        state = SamplerState.initialize(word_ids, doc_ptr, V, K, np.full(K, ALPHA), BETA, rng)
+        state = ChainState.initialize(word_ids, doc_ptr, V, K, np.full(K, ALPHA), BETA, rng)
         for _ in range(n_sweeps):
             step(state, rng)
         hist[state_index(state.z, K)] += 1
@@ -43,7 +52,7 @@ def test_log_joint_kernel_matches_textbook_formula():
     word_ids, doc_ptr = token_arrays(DOCS)
     rng = np.random.default_rng(1)
     for _ in range(5):
-        state = SamplerState.initialize(word_ids, doc_ptr, V, K, np.full(K, ALPHA), BETA, rng)
+        state = ChainState.initialize(word_ids, doc_ptr, V, K, np.full(K, ALPHA), BETA, rng)
         expected = lda_log_joint(DOCS, tuple(state.z), K, V, ALPHA, BETA)
         got = log_joint(state.n_dk, state.n_wk, state.n_k, state.doc_lengths, state.alpha, BETA)
         assert got == pytest.approx(expected, rel=1e-12)
@@ -51,7 +60,7 @@ def test_log_joint_kernel_matches_textbook_formula():
 
 def test_collapsed_gibbs_lda_matches_enumerated_posterior():
     def step(state, rng):
-        sweep_topics("gibbs", state, np.zeros((0, K)), np.zeros((2, 0)), np.zeros((2, 0)))
+        ExactGibbs().sweep(state, np.zeros((0, K)), np.zeros((2, 0)), np.zeros((2, 0)), np.random.default_rng(0))
 
     hist = _final_states(3000, 15, 0, step)
     assert chi_square_pvalue(hist, _lda_posterior()) > FALSE_ALARM
@@ -74,7 +83,7 @@ def _supervised_posterior(eta=ETA) -> np.ndarray:
 
 def test_supervised_gibbs_sweep_matches_enumerated_conditional():
     def step(state, rng):
-        sweep_topics("gibbs", state, ETA, KAPPA, W)
+        ExactGibbs().sweep(state, ETA, KAPPA, W, np.random.default_rng(0))
 
     hist = _final_states(3000, 15, 1, step)
     assert chi_square_pvalue(hist, _supervised_posterior()) > FALSE_ALARM

@@ -23,8 +23,8 @@ from typing import Callable
 
 import numpy as np
 
-from medlda.io.atomic import atomic_write, check_writable
 from medlda.exceptions import MedLDAError
+from medlda.io.atomic import atomic_write, check_writable
 
 FORMAT_NAME = "medlda-checkpoint"
 FORMAT_VERSION = 1
@@ -126,11 +126,6 @@ def load_snapshot(path, config: dict, fingerprint: str) -> Snapshot:
                     sampler_arrays)
 
 
-def chain_arrays(sampler, state) -> dict[str, np.ndarray]:
-    """The arrays ``sampler`` needs besides ``state``'s to go on draw for draw (none for most)."""
-    return sampler.chain_arrays(state) if hasattr(sampler, "chain_arrays") else {}
-
-
 def _json_default(value):
     if isinstance(value, np.generic):
         return value.item()
@@ -224,7 +219,7 @@ class RunCheckpoints:
         rng.bit_generator.state = snap.rng_state
         if supervision is not None:
             supervision.eta = np.array(snap.eta)
-        if snap.sampler_arrays and hasattr(sampler, "restore_chain_arrays"):
+        if snap.sampler_arrays:
             try:
                 sampler.restore_chain_arrays(state, snap.sampler_arrays)
             except (ValueError, KeyError) as exc:

@@ -1,6 +1,6 @@
 """Mixing measures of a chain (SPEC §9): held-out perplexity by document completion.
 
-The log joint is ``SamplerState.log_joint``; this module holds the completion split (each
+The log joint is ``ChainState.log_joint``; this module holds the completion split (each
 held-out document's tokens shuffled and halved) and a measure that scores a chain's current
 topics on a fixed split, so that perplexities of successive iterations, and of different
 samplers given the same seed, are comparable.
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from medlda._kernels.measures import completion_log_likelihood
+from medlda.samplers import ExactGibbs
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class CompletionSplit:
 
 
 class HeldoutPerplexity:
-    """A per-iteration measure for ``training.train``: the completion perplexity of fixed
+    """A per-iteration measure for ``loop.train``: the completion perplexity of fixed
     held-out documents under the chain's current point estimate phi = (n_kw + beta) / (n_k +
     V beta). It draws from its own generator, so measuring never changes the chain."""
 
@@ -65,7 +66,18 @@ class HeldoutPerplexity:
         self.rng = rng
 
     def __call__(self, state) -> dict:
-        """{"perplexity": ...} for the chain ``state`` (a training.SamplerState)."""
+        """{"perplexity": ...} for the chain ``state`` (a ``ChainState``)."""
         phi_wk = (state.n_wk + state.beta) / (state.n_k + state.vbeta)[None, :]
         return {"perplexity": self.split.perplexity(phi_wk, state.alpha, self.sampler, self.n_burn,
                                                     self.n_avg, self.rng)}
+
+
+def completion_perplexity(word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.ndarray,
+                          alpha: np.ndarray, n_burn: int, n_avg: int, rng: np.random.Generator,
+                          sampler=None, n_jobs: int = 1) -> float:
+    """Perplexity by document completion: infer theta (on ``n_jobs`` threads) from a random half
+    of each document's tokens, score the other half: exp(-sum log sum_k theta_dk phi_kw / #scored
+    tokens)."""
+    split = CompletionSplit.draw(word_ids, doc_ptr, rng)
+    sampler = ExactGibbs() if sampler is None else sampler
+    return split.perplexity(phi_wk, alpha, sampler, n_burn, n_avg, rng, n_jobs)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tqdm.auto import tqdm
 
-from medlda.engine.training import IterationInfo
+from medlda.engine.loop import IterationInfo
 
 
 class ProgressBar:

@@ -21,12 +21,13 @@ import time
 
 import numpy as np
 
-from medlda.samplers.eta import draw_eta_from_statistics, eta_statistics
-from medlda.exceptions import MedLDAError
 from medlda._kernels.measures import log_joint
 from medlda._kernels.rng import DOCS_PER_STREAM, make_streams
-from medlda.samplers import Light, draw_phi_wk
-from medlda.engine.training import IterationInfo, SamplerState, TrainResult
+from medlda.engine.loop import IterationInfo, TrainResult
+from medlda.engine.state import ChainState
+from medlda.exceptions import MedLDAError
+from medlda.samplers.eta import draw_eta_from_statistics, eta_statistics
+from medlda.samplers.light import draw_phi_wk
 
 logger = logging.getLogger(__name__)
 logger.addHandler(logging.NullHandler())
@@ -68,7 +69,7 @@ class ShardWorker:
                  n_topics: int, alpha: np.ndarray, beta: float, sampler, loss, targets, rng_state: dict):
         word_ids = _open_tokens(source)
         # writable arrays (Ray hands out read-only ones): numba compiles kernels per writability
-        self.state = SamplerState.initialize(word_ids, np.array(doc_ptr), n_words, n_topics, np.array(alpha),
+        self.state = ChainState.initialize(word_ids, np.array(doc_ptr), n_words, n_topics, np.array(alpha),
                                              beta, np.random.default_rng(0))
         self.state.z[:] = z
         self.state.streams[:] = streams
@@ -102,11 +103,9 @@ class ShardWorker:
             self.sampler.sweep(state, eta, kappa, w, self.rng, phi_wk=np.array(phi_or_counts))
         else:  # (n_wk, n_k) of the whole corpus: sweep against this snapshot
             before, before_k = phi_or_counts
-            state.set_topic_word(before)
-            state.n_k[:] = before_k
-            if hasattr(self.sampler, "reset"):
-                self.sampler.reset()
+            state.set_counts(before, before_k)
             self.sampler.sweep(state, eta, kappa, w, self.rng)
+        self.sampler.sync(state)
         delta = state.n_wk - before
         out = {"n_k": state.n_k - before_k, **compress_change(delta)}
         if self.loss is not None:
@@ -165,10 +164,11 @@ class RayTrainer:
         self.word_ids, self.doc_ptr = word_ids, doc_ptr
         self.alpha, self.beta = np.asarray(alpha, np.float64), float(beta)
         self.sampler, self.supervision = sampler, supervision
-        self.exact = isinstance(sampler, Light) and sampler.variant == "partial"
+        self.exact = sampler.exact_given_phi
+        self.cache = sampler.new_cache()  # the driver's part of the chain: the phi schedule
         self._phi_payload = None
         self.rng = rng
-        # the same draws as SamplerState.initialize, so a one-worker run starts like a local one
+        # the same draws as ChainState.initialize, so a one-worker run starts like a local one
         z = rng.integers(0, n_topics, size=word_ids.size).astype(np.int32)
         streams = make_streams(rng, doc_ptr.size - 1)
         seeds = np.random.SeedSequence(int(rng.integers(0, 2**63))).spawn(n_workers)
@@ -233,7 +233,7 @@ class RayTrainer:
         sup = self.supervision
         eta = sup.eta if sup is not None else np.zeros((0, self.n_topics))
         if self.exact:  # phi on the schedule of a local sweep (every phi_every iterations)
-            if self.sampler.phi_due(self):
+            if self.sampler.phi_due(self.cache):
                 self._phi_payload = self.ray.put(np.ascontiguousarray(draw_phi_wk(self.n_wk, self.beta, self.rng)))
             payload = self._phi_payload
         else:
@@ -264,10 +264,10 @@ class RayTrainer:
         """Each worker's peak resident memory in bytes."""
         return self._gather([w.peak_rss.remote() for w in self.workers], "the memory query")
 
-    def local_state(self) -> SamplerState:
-        """The whole chain gathered into one local SamplerState; checks the merged counts."""
+    def local_state(self) -> ChainState:
+        """The whole chain gathered into one local ChainState; checks the merged counts."""
         z, streams, _ = self.snapshot()
-        state = SamplerState.initialize(self.word_ids, self.doc_ptr, self.n_words, self.n_topics,
+        state = ChainState.initialize(self.word_ids, self.doc_ptr, self.n_words, self.n_topics,
                                         self.alpha, self.beta, np.random.default_rng(0))
         state.z[:] = z
         state.streams[:] = streams
@@ -300,9 +300,9 @@ def connect(ray, address: str | None, n_workers: int) -> bool:
 
 
 def train_ray(model, corpus, supervision, rng: np.random.Generator, n_eta_keep: int, run,
-              callback=None) -> tuple[SamplerState, TrainResult]:
+              callback=None) -> tuple[ChainState, TrainResult]:
     """Fit ``model``'s chain data-parallel on Ray (the estimators' backend='ray'); returns the
-    gathered local state and the result, as training.train does."""
+    gathered local state and the result, as loop.train does."""
     ray = import_ray()
     started = connect(ray, getattr(model, "ray_address", None), model.n_workers)
     trainer = None
@@ -333,12 +333,12 @@ def train_ray(model, corpus, supervision, rng: np.random.Generator, n_eta_keep: 
     return state, result
 
 
-def map_on_ray(model, fn, corpus, per_task: list[tuple]) -> list:
+def map_on_ray(address: str | None, n_workers: int, fn, corpus, per_task: list[tuple]) -> list:
     """``[fn(*args[:1], corpus, *args[1:]) for args in per_task]`` as Ray tasks, one CPU each: the
     label-parallel (LP) scheme for one-vs-rest, each class's binary model trained on one worker.
     The corpus is put in the object store once."""
     ray = import_ray()
-    started = connect(ray, getattr(model, "ray_address", None), getattr(model, "n_workers", 1))
+    started = connect(ray, address, n_workers)
     try:
         remote = ray.remote(num_cpus=1, max_retries=0)(fn)
         corpus_ref = ray.put(corpus)
@@ -361,7 +361,7 @@ def map_on_ray(model, fn, corpus, per_task: list[tuple]) -> list:
 
 def _loop(trainer: RayTrainer, supervision, n_iter: int, n_eta_keep: int, measure_log_joint: bool,
           run, callback) -> TrainResult:
-    """training.train's schedule, callbacks and trace, with each iteration done by the workers."""
+    """loop.train's schedule, callbacks and trace, with each iteration done by the workers."""
     on_iteration = run.callback(lambda: (*trainer.snapshot(), {}), supervision, trainer.rng, then=callback)
     n_tokens = trainer.word_ids.size
     kept, trace, seconds = run.kept_eta, [], 0.0

@@ -16,9 +16,10 @@ from medlda.data.corpus import (
     check_count_matrix,
     is_id_vocabulary,
 )
-from medlda.engine import training
-from medlda.engine.checkpoint import RunCheckpoints, chain_arrays, check_run_params
-from medlda.engine.training import SamplerState, Supervision
+from medlda.engine.checkpoint import RunCheckpoints, check_run_params
+from medlda.engine.loop import Supervision, train
+from medlda.engine.state import ChainState
+from medlda.engine.warmup import warm_up
 from medlda.models.labels import effective_jobs
 from medlda.models.params import check_param
 from medlda.samplers import ETA_DRAWS, make_sampler
@@ -109,7 +110,7 @@ class TopicModel(BaseEstimator):
                              f"{type(self).__name__} needs sampler='gibbs' or 'light'")
         if measure is not None and getattr(self, "backend", "local") != "local":
             raise NotImplementedError("held-out perplexity traces need backend='local'")
-        compile_seconds = training.warm_up(self._sampler, 0 if supervision is None else supervision.targets.shape[1])
+        compile_seconds = warm_up(self._sampler, 0 if supervision is None else supervision.targets.shape[1])
         run = RunCheckpoints.for_model(self, corpus.word_ids, corpus.doc_ptr, corpus.n_words,
                                        supervision, n_eta_keep)
         bar = None
@@ -125,12 +126,12 @@ class TopicModel(BaseEstimator):
                     from medlda.engine.ray import train_ray
                     state, result = train_ray(self, corpus, supervision, rng, n_eta_keep, run, callback=bar)
                 else:
-                    state = SamplerState.initialize(corpus.word_ids, corpus.doc_ptr, corpus.n_words,
+                    state = ChainState.initialize(corpus.word_ids, corpus.doc_ptr, corpus.n_words,
                                                     self.n_topics, self._alpha(), self.beta, rng)
                     run.restore(state, supervision, rng, self._sampler)
-                    callback = run.callback(lambda: (state.z, state.streams, [], chain_arrays(self._sampler, state)),
+                    callback = run.callback(lambda: (state.z, state.streams, [], self._sampler.chain_arrays(state)),
                                             supervision, rng, then=bar)
-                    result = training.train(state, supervision, n_iter=self.n_iter, n_eta_keep=n_eta_keep,
+                    result = train(state, supervision, n_iter=self.n_iter, n_eta_keep=n_eta_keep,
                                              rng=rng, sampler=self._sampler,
                                              measure_log_joint=bool(self.trace or self.verbose), callback=callback,
                                              start_iteration=run.start, kept_eta=run.kept_eta, measure=measure,

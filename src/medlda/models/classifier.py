@@ -14,7 +14,8 @@ from medlda.data.corpus import (
     Corpus,
     count_matrix_shape,
 )
-from medlda.engine.training import SamplerState, Supervision
+from medlda.engine.loop import Supervision
+from medlda.engine.state import ChainState
 from medlda.evaluation.calibration import (
     calibration_size,
     fit_proba_scale,
@@ -228,7 +229,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, TopicModel):
             raise ValueError("class_weight gives every training document weight 0")
         return by_class if sample_weight is None else by_class * sample_weight
 
-    def _fit_tasks(self, corpus: Corpus, indicator: np.ndarray, rng, weight: np.ndarray | None = None) -> SamplerState:
+    def _fit_tasks(self, corpus: Corpus, indicator: np.ndarray, rng, weight: np.ndarray | None = None) -> ChainState:
         """Multi-task training on one shared set of topics, each document's c times its
         ``weight`` (None: 1); returns the final sampler state."""
         loss = make_loss(self.loss, self.c_, self.margin_, positive_cost=self.positive_cost_)

@@ -11,8 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from medlda.data.corpus import (
     Corpus,
 )
-from medlda.engine import training
-from medlda.engine.perplexity import HeldoutPerplexity
+from medlda.engine.perplexity import HeldoutPerplexity, completion_perplexity
 from medlda.models.base import (
     COMMON_PARAMS,
     TopicModel,
@@ -90,7 +89,7 @@ class LDA(TransformerMixin, TopicModel):
         check_is_fitted(self, "topic_word_counts_")
         corpus = self._input_corpus(X)
         rng = np.random.default_rng(self.random_state)
-        return training.completion_perplexity(corpus.word_ids, corpus.doc_ptr, self._phi_wk(),
+        return completion_perplexity(corpus.word_ids, corpus.doc_ptr, self._phi_wk(),
                                               self._alpha(), self.n_infer_burn, self.n_infer_avg, rng,
                                               self._make_sampler(), self._sampler_threads())
 

@@ -14,7 +14,7 @@ from sklearn.base import RegressorMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from medlda.data.corpus import count_matrix_shape
-from medlda.engine.training import Supervision
+from medlda.engine.loop import Supervision
 from medlda.evaluation.metrics import r2
 from medlda.losses import REGRESSION_LOSSES, make_loss
 from medlda.models.base import (

@@ -13,6 +13,7 @@ import numpy as np
 
 from medlda._kernels.blocked.levels import level_table_size
 from medlda._kernels.blocked.sweep import BACKWARD, NESTED, balanced_tree_arrays, blocked_sweep
+from medlda.samplers.base import Sampler, WarmUp, register
 from medlda.samplers.inference import gibbs_infer
 
 BLOCK_SIMULATIONS = {"backward": BACKWARD, "nested": NESTED}
@@ -47,7 +48,18 @@ def group_tokens(word_ids: np.ndarray, doc_ptr: np.ndarray) -> TokenBlocks:
     return TokenBlocks(order, block_ptr, doc_blocks)
 
 
-class BlockedGibbs:
+@dataclass
+class BlockedCache:
+    """What the blocked sampler keeps of one chain, in the chain's ``cache`` slot: its tokens
+    grouped into blocks (built at its first sweep), the topic tree and the kernel's scratch."""
+
+    blocks: TokenBlocks | None = None
+    tree: np.ndarray | None = None
+    scratch: tuple | None = None
+
+
+@register
+class BlockedGibbs(Sampler):
     """Blocked collapsed Gibbs for LDA: all tokens of one word in one document are redrawn
     jointly, by ``simulation="backward"`` (O(K) sequential steps) or ``"nested"`` (a binary
     tree over topics, O(C log K) draws). Unsupervised only (no tasks)."""
@@ -59,47 +71,56 @@ class BlockedGibbs:
         if simulation not in BLOCK_SIMULATIONS:
             raise ValueError(f"block_simulation must be one of {list(BLOCK_SIMULATIONS)}, got {simulation!r}")
         self.simulation = simulation
-        self._corpus = None  # (word_ids, doc_ptr) the grouping below was built for
-        self._blocks = None
-        self._tree = None
-        self._scratch = None
 
-    def blocks(self, word_ids: np.ndarray, doc_ptr: np.ndarray) -> TokenBlocks:
-        """The grouping of this corpus, built the first time these arrays are seen."""
-        if self._corpus is None or self._corpus[0] is not word_ids or self._corpus[1] is not doc_ptr:
-            self._blocks = group_tokens(word_ids, doc_ptr)
-            self._corpus = (word_ids, doc_ptr)
-            self._scratch = None
-        return self._blocks
+    @classmethod
+    def from_options(cls, block_simulation: str = "nested", **_) -> "BlockedGibbs":
+        return cls(block_simulation)
 
-    def _work(self, n_topics: int, max_block: int):
-        """The tree and the kernel's scratch (see kernels/blocked.py), allocated once."""
-        if self._tree is None or self._tree.shape[1] != max(n_topics - 1, 0):
-            self._tree = balanced_tree_arrays(n_topics)
+    def new_cache(self) -> BlockedCache:
+        return BlockedCache()
+
+    @staticmethod
+    def _work(cache: BlockedCache, n_topics: int, max_block: int):
+        """The tree and the kernel's scratch (see ``_kernels.blocked.sweep``), allocated once."""
+        if cache.tree is None or cache.tree.shape[1] != max(n_topics - 1, 0):
+            cache.tree = balanced_tree_arrays(n_topics)
         width = max_block + 1
         shape = (max(2 * n_topics * width, level_table_size(n_topics, max_block)), max(n_topics, width) + 2 * width,
                  7 * n_topics + 4 + max_block)
-        if self._scratch is None or tuple(a.size for a in self._scratch) != shape:
-            self._scratch = (np.empty(shape[0]), np.empty(shape[1]), np.empty(shape[2], np.int64))
-        return self._tree, self._scratch
+        if cache.scratch is None or tuple(a.size for a in cache.scratch) != shape:
+            cache.scratch = (np.empty(shape[0]), np.empty(shape[1]), np.empty(shape[2], np.int64))
+        return cache.tree, cache.scratch
 
-    def sweep(self, state, eta, kappa, w, rng) -> None:
+    def sweep(self, state, eta, kappa, w, rng, phi_wk=None) -> None:
         """One blocked sweep over every block of ``state`` (``eta`` must have no tasks)."""
         if eta.shape[0] > 0:
             raise ValueError("the blocked sampler is for unsupervised LDA only (SPEC §8); "
                              f"got {eta.shape[0]} supervised task(s): use sampler='gibbs' or 'light'")
-        blocks = self.blocks(state.word_ids, state.doc_ptr)
+        if not isinstance(state.cache, BlockedCache):
+            state.cache = BlockedCache()
+        cache = state.cache
+        if cache.blocks is None:
+            cache.blocks = group_tokens(state.word_ids, state.doc_ptr)
+        blocks = cache.blocks
         max_block = int(blocks.sizes.max()) if blocks.sizes.size else 1
-        tree, (table, work, iwork) = self._work(state.n_wk.shape[1], max_block)
+        tree, (table, work, iwork) = self._work(cache, state.n_wk.shape[1], max_block)
         blocked_sweep(state.word_ids, state.doc_ptr, blocks.order, blocks.block_ptr, blocks.doc_blocks,
                       state.z, state.n_dk, state.n_wk, state.n_k, state.alpha, state.beta, state.vbeta,
                       BLOCK_SIMULATIONS[self.simulation], tree, state.streams, table, work, iwork)
-
-    def draw_eta(self, state, eta, kappa, w, nu, rng) -> tuple[np.ndarray, np.ndarray]:
-        raise ValueError("the blocked sampler is for unsupervised LDA only: it has no classifier")
 
     def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs: int = 1,
               progress=None, doc_seeded: bool = False) -> np.ndarray:
         """Averaged doc-topic counts (D, K) of new documents given phi (SPEC §7), by the same
         single-site inference as the exact sampler (so perplexities of the two compare)."""
         return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs, progress, doc_seeded)
+
+    def warm_up_groups(self, n_tasks: int | None) -> list[tuple]:
+        return [(self.name, self.simulation)]
+
+    @classmethod
+    def every_warm_up_group(cls) -> list[tuple]:
+        return [(cls.name, simulation) for simulation in BLOCK_SIMULATIONS]
+
+    @classmethod
+    def warm_up_plan(cls, group: tuple) -> WarmUp:
+        return WarmUp(cls(group[1]), (0,))

@@ -6,14 +6,11 @@ import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 
 
-def gaussian_posterior(zbar: np.ndarray, kappa: np.ndarray, w: np.ndarray, nu: float):
-    """Precision P = nu I + sum_d w_d zbar_d zbar_d^T and mean P^{-1} sum_d kappa_d zbar_d (SPEC (4))."""
-    n_topics = zbar.shape[1]
-    precision = (zbar * w[:, None]).T @ zbar
-    precision[np.diag_indices(n_topics)] += nu
-    chol = cholesky(precision, lower=True)
-    mean = cho_solve((chol, True), zbar.T @ kappa)
-    return mean, chol
+def exact_eta(state, kappa: np.ndarray, w: np.ndarray, nu: float,
+              rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """One exact draw of eta (T, K) given the chain's zbar, and omega = zbar @ eta.T (D, T) for it."""
+    eta = draw_eta_exact(state.zbar(), kappa, w, nu, rng)
+    return eta, state.omega(eta)
 
 
 def draw_eta_exact(zbar: np.ndarray, kappa: np.ndarray, w: np.ndarray, nu: float,

@@ -1,0 +1,61 @@
+"""JIT warm-up: compile (or load from numba's cache) the kernels a training run will use on a
+tiny problem, before the timed sweeps."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from medlda.engine.perplexity import completion_perplexity
+from medlda.engine.state import ChainState
+from medlda.samplers import REGISTRY, sampler_class
+
+_COMPILED: dict[tuple, float] = {}  # seconds each group of kernels took to compile or load, per process
+
+
+def warm_up(sampler=None, n_tasks: int | None = None) -> float:
+    """Compile (or load from cache) on a tiny problem the kernels that training with ``sampler``
+    on ``n_tasks`` tasks (0: LDA; None: 0 and 1) runs (its sweeps, threaded ones too when it has
+    n_jobs > 1, its eta draw, its inference and the log joint), or with ``sampler=None`` every
+    kernel, once per process; returns the seconds that took (0 once they are loaded). Compiling
+    only what a sampler needs keeps a fresh install's first fit from compiling every sampler."""
+    if sampler is None:
+        groups = [group for cls in REGISTRY.values() for group in cls.every_warm_up_group()]
+    else:
+        groups = sampler.warm_up_groups(n_tasks)
+    todo = [g for g in groups if g not in _COMPILED]
+    for group in todo:
+        tic = time.perf_counter()
+        _warm_group(group)
+        _COMPILED[group] = time.perf_counter() - tic
+    return sum(_COMPILED[g] for g in todo)
+
+
+def _tasks(n_tasks: int, n_docs: int, n_topics: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """eta, kappa and w of ``n_tasks`` tasks (ones) for a sweep."""
+    return np.ones((n_tasks, n_topics)), np.ones((n_docs, n_tasks)), np.ones((n_docs, n_tasks))
+
+
+def _warm_group(group: tuple) -> None:
+    """Run one group's kernels (``Sampler.warm_up_plan``) on a tiny problem: 4 tokens, and 300
+    one-token documents for the threaded kernels (they only run with two or more stream blocks
+    of documents, or tasks)."""
+    sampler, sweep_tasks, on_threads = sampler_class(group[0]).warm_up_plan(group)
+    rng = np.random.default_rng(0)
+    word_ids = np.array([0, 1, 1, 2], np.int32)
+    doc_ptr = np.array([0, 2, 4], np.int64)
+    state = ChainState.initialize(word_ids, doc_ptr, 3, 2, np.full(2, 0.5), 0.1, rng)
+    state.log_joint()
+    for n_tasks in sweep_tasks:
+        sampler.sweep(state, *_tasks(n_tasks, 2), rng)
+    sampler.sync(state)
+    if sampler.supports_supervision:
+        sampler.draw_eta(state, *_tasks(1, 2), 1.0, rng)
+    completion_perplexity(word_ids, doc_ptr, np.full((3, 2), 1 / 3), state.alpha, 1, 1, rng, sampler)
+    if on_threads is not None:
+        many = ChainState.initialize(np.zeros(300, np.int32), np.arange(301, dtype=np.int64), 1, 2,
+                                     np.full(2, 0.5), 0.1, rng)
+        on_threads.sweep(many, *_tasks(sweep_tasks[-1], 300), rng)
+        on_threads.sync(many)
+        on_threads.draw_eta(many, *_tasks(2, 300), 1.0, rng)  # tasks on threads
