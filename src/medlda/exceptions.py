@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tarfile
+
 
 class MedLDAError(Exception):
     """Base class of every error medlda raises on purpose."""
@@ -30,8 +32,6 @@ class ModelFileError(MedLDAError, ValueError):
 def archive_error(path, err: Exception) -> InputFormatError:
     """The error for an archive that cannot be read: a file that is no tar archive at all is
     named as such (tarfile's own message lists every compression it tried)."""
-    import tarfile
-
     if isinstance(err, tarfile.ReadError) and "could not be opened successfully" in str(err):
         return InputFormatError(str(path), None, "not a tar archive (.tar, .tar.gz, .tar.bz2 or .tar.xz); "
                                                  "expected a folder or an archive of the dataset's files")

@@ -188,9 +188,9 @@ def _rebuild_classifier(path: Path, model, meta: dict, arrays: dict, K: int) -> 
     model.train_accuracy_ = meta.get("train_accuracy")
     model.c_ = meta["c_"] if "c_" in meta else model._resolved_c(T)
     model.margin_ = meta["margin_"] if "margin_" in meta else model._resolved_margin(T)
-    # files from before positive_cost was saved trained with 1 (4 for multi-label data)
+    # a file without positive_cost_ was trained with 1 (4 for multi-label data)
     model.positive_cost_ = meta.get("positive_cost_", MULTILABEL_POSITIVE_COST if multilabel else 1.0)
-    if meta.get("proba_scale_") is not None:  # files from before it was fitted: predict_proba uses c_
+    if meta.get("proba_scale_") is not None:  # a file without it: predict_proba uses c_
         model.proba_scale_ = float(meta["proba_scale_"])
     if meta.get("ovr"):
         unstack_ovr(model)
