@@ -8,8 +8,8 @@ import pytest
 from sklearn.metrics import log_loss as sklearn_log_loss
 
 from medlda import MedLDAClassifier
-from medlda.evaluation.calibration import fit_proba_scale, log_loss, proba_from_omega
 from medlda.data.synthetic import make_supervised_corpus
+from medlda.evaluation.calibration import fit_proba_scale, log_loss, proba_from_omega
 
 
 def _planted(kind: str, scale: float, n: int = 20000, seed: int = 0):

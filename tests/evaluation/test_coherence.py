@@ -11,10 +11,10 @@ import scipy.sparse as sp
 
 from medlda import LDA
 from medlda.cli import main
-from medlda.evaluation.coherence import topic_coherence
 from medlda.data.corpus import Corpus
 from medlda.data.readers import write_bow
 from medlda.data.synthetic import make_supervised_corpus
+from medlda.evaluation.coherence import topic_coherence
 
 
 def corpus_of(word_sets: list[set[int]], n_words: int) -> Corpus:
@@ -124,8 +124,8 @@ def test_cli_topics_and_train_report_coherence(capsys, tmp_path, planted):
             "--out", model_path, "--json"]
     assert main([str(a) for a in args]) == 0
     result = json.loads(capsys.readouterr().out)
-    from medlda.io.model_file import load_model
     from medlda.data.readers import read_corpus
+    from medlda.io.model_file import load_model
     model = load_model(model_path)
     held = read_corpus(test, vocabulary=model.vocabulary_)
     assert result["coherence_npmi"] == pytest.approx(np.nanmean(model.coherence(held)))

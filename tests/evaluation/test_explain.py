@@ -10,9 +10,9 @@ from sklearn.exceptions import NotFittedError
 
 from medlda import MedLDAClassifier, MedLDARegressor
 from medlda.cli import main
-from medlda.evaluation.explain import top_topics, toward_prediction
 from medlda.data.readers import write_bow
 from medlda.data.synthetic import make_multilabel_corpus, make_regression_corpus, make_supervised_corpus
+from medlda.evaluation.explain import top_topics, toward_prediction
 
 FAST = dict(n_iter=20, alpha_sum=1.0, random_state=0, sampler="light")
 
@@ -106,8 +106,8 @@ def test_cli_predict_explain(tmp_path, capsys):
     assert main(["predict", "--model", str(model_path), "--input", str(test), "--explain", "2", "--proba",
                  "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    from medlda.io.model_file import load_model
     from medlda.data.readers import read_corpus
+    from medlda.io.model_file import load_model
     model = load_model(model_path)
     docs = read_corpus(test, vocabulary=model.vocabulary_)
     ids, values = top_topics(model.decision_contributions(docs), 2)

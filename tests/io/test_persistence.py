@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from medlda import LDA, MedLDAClassifier
+from medlda.data.synthetic import make_supervised_corpus
 from medlda.exceptions import ModelFileError
 from medlda.io.model_file import load_model, save_model
-from medlda.data.synthetic import make_supervised_corpus
 
 
 @pytest.fixture(scope="module")

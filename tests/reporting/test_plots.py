@@ -15,11 +15,11 @@ import pytest  # noqa: E402
 from sklearn.metrics import confusion_matrix  # noqa: E402
 
 from medlda import LDA, MedLDAClassifier, MedLDARegressor
-from medlda.reporting import plots  # noqa: E402
 from medlda.cli import main  # noqa: E402
 from medlda.data.readers import write_bow  # noqa: E402
-from medlda.reporting.reports import class_topic_weights  # noqa: E402
 from medlda.data.synthetic import make_regression_corpus, make_supervised_corpus  # noqa: E402
+from medlda.reporting import plots  # noqa: E402
+from medlda.reporting.reports import class_topic_weights  # noqa: E402
 
 FAST = dict(alpha_sum=1.0, sampler="light", n_infer_burn=10, n_infer_avg=5, random_state=0)
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
