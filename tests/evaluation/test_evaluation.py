@@ -6,7 +6,6 @@ import json
 
 import numpy as np
 import pytest
-
 from sklearn.metrics import f1_score
 
 from medlda.cli import main
