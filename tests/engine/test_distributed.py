@@ -15,7 +15,7 @@ from medlda.data.synthetic import make_supervised_corpus
 from medlda.engine import checkpoint
 from medlda.engine import ray as distributed
 from medlda.engine.loop import Supervision
-from medlda.engine.ray import RayTrainer, WorkerLostError, compress_change, merge_change, shard_bounds
+from medlda.engine.ray import RayBackend, WorkerLostError, compress_change, merge_change, shard_bounds
 from medlda.losses import make_loss
 from medlda.samplers import make_sampler
 
@@ -93,14 +93,14 @@ def test_global_counts_equal_counts_of_z_across_shards(ray, data, variant):
     loss = make_loss("hinge", 1.0, 1.0)
     supervision = Supervision(loss, loss.encode((y == 1)[:, None]), 1.0, np.zeros((1, 5)))
     K, V = 5, train.n_words
-    trainer = RayTrainer(ray, train.word_ids, train.doc_ptr, V, K, np.full(K, 0.2), 0.01,
-                         make_sampler("light", light_variant=variant), supervision, 2, np.random.default_rng(1))
+    rng = np.random.default_rng(1)
+    trainer = RayBackend(ray, train.word_ids, train.doc_ptr, V, K, np.full(K, 0.2), 0.01,
+                         make_sampler("light", light_variant=variant), supervision, 2, rng)
     try:
         assert len(trainer.workers) == 2
-        trainer.set_eta(supervision.eta, False)
+        trainer.start(supervision)
         for it in range(3):
-            trainer.iterate(it + 1, measure_log_joint=False)
-            trainer.set_eta(supervision.eta, False)
+            trainer.iterate(it + 1, supervision, rng, measure_log_joint=False)
             z, streams, worker_states = trainer.snapshot()
             assert z.shape == train.word_ids.shape and z.min() >= 0 and z.max() < K
             expected = np.zeros((V, K), np.int64)
@@ -108,7 +108,7 @@ def test_global_counts_equal_counts_of_z_across_shards(ray, data, variant):
             np.testing.assert_array_equal(trainer.n_wk, expected)
             np.testing.assert_array_equal(trainer.n_k, np.bincount(z, minlength=K))
         assert len(worker_states) == 2 and streams.size == -(-train.n_docs // DOCS_PER_STREAM)
-        state = trainer.local_state()  # raises if the merged counts disagree with z
+        state = trainer.chain()  # raises if the merged counts disagree with z
         np.testing.assert_array_equal(state.n_dk.sum(axis=1), train.doc_lengths)
         assert np.all(np.isfinite(supervision.eta))
     finally:
@@ -125,28 +125,28 @@ def test_driver_draws_phi_every_phi_every_iterations(ray, data, monkeypatch):
     real = distributed.draw_phi_wk
     monkeypatch.setattr(distributed, "draw_phi_wk", lambda *args: drawn.append(1) or real(*args))
     K = 5
-    trainer = RayTrainer(ray, train.word_ids, train.doc_ptr, train.n_words, K, np.full(K, 0.2), 0.01,
-                         make_sampler("light", light_variant="partial", phi_every=2), None, 2,
-                         np.random.default_rng(3))
+    rng = np.random.default_rng(3)
+    trainer = RayBackend(ray, train.word_ids, train.doc_ptr, train.n_words, K, np.full(K, 0.2), 0.01,
+                         make_sampler("light", light_variant="partial", phi_every=2), None, 2, rng)
     try:
         for it in range(5):
-            trainer.iterate(it + 1, measure_log_joint=False)
+            trainer.iterate(it + 1, None, rng, measure_log_joint=False)
             assert len(drawn) == it // 2 + 1
-        trainer.local_state()  # raises if the merged counts disagree with z
+        trainer.chain()  # raises if the merged counts disagree with z
     finally:
         trainer.close()
 
 
 def test_killed_worker_mid_fit_points_to_the_checkpoint(ray, data, monkeypatch, tmp_path):
     train, y, _, _ = data
-    iterate = RayTrainer.iterate
+    iterate = RayBackend.iterate
 
-    def kill_at_three(self, iteration, measure):
+    def kill_at_three(self, iteration, *args):
         if iteration == 3:
             ray.kill(self.workers[0])
-        return iterate(self, iteration, measure)
+        return iterate(self, iteration, *args)
 
-    monkeypatch.setattr(RayTrainer, "iterate", kill_at_three)
+    monkeypatch.setattr(RayBackend, "iterate", kill_at_three)
     path = tmp_path / "dp.ckpt"
     with pytest.raises(WorkerLostError, match=r"Ray worker 0 \(documents 0\.\.511, \d+ tokens\) died during "
                                               r"iteration 3 .*its shard's assignments are lost, so training "

@@ -27,6 +27,7 @@ from exact import (
     token_arrays,
     zbar_of,
 )
+from medlda.engine.local import LocalBackend
 from medlda.engine.loop import Supervision, train
 from medlda.engine.state import ChainState
 from medlda.losses import LOSSES, EpsilonLoss, HingeLoss, LogisticLoss, SquaredLoss, make_loss
@@ -237,7 +238,7 @@ def _chain_histogram(sampler, loss, y, n_chains: int, n_iter: int, seed: int) ->
     for _ in range(n_chains):
         state = ChainState.initialize(word_ids, doc_ptr, V, K, np.full(K, ALPHA), BETA, rng)
         sup = Supervision(loss, targets, 1.0, rng.normal(size=(1, K)))
-        train(state, sup, n_iter=n_iter, n_eta_keep=0, rng=rng, sampler=sampler)
+        train(LocalBackend(state, sampler), sup, n_iter=n_iter, n_eta_keep=0, rng=rng)
         hist[state_index(state.z, K)] += 1
     return hist
 

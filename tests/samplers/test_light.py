@@ -321,6 +321,7 @@ def test_counts_stay_consistent_after_sweeps(sampler, n_tasks):
     before = state.z.copy()
     for _ in range(3):
         sampler.sweep(state, eta, kappa, w, rng)
+    sampler.sync(state)
     assert np.mean(before != state.z) > 0.3  # tokens do move
     n_dk, n_wk = _counts_of(state, 30, 7)
     assert np.array_equal(n_dk, state.n_dk) and np.array_equal(n_wk, state.n_wk)

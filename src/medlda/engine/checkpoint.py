@@ -7,9 +7,12 @@ number, the trace so far, and the configuration and corpus fingerprint it belong
 ``.npz`` archive of arrays plus JSON metadata, no pickle, replaced atomically: a run killed at any
 moment (even by SIGKILL) resumes from the last checkpoint and, single-threaded, ends with the same
 arrays as an uninterrupted run with the same seed. A sampler whose next draws read more than the
-counts keeps that too (``chain_arrays``): light collapsed's per-word hashes, whose slot order
-(which orders the word-proposal tables) depends on the run's history and cannot be rebuilt from
-the counts.
+counts keeps that too (``Sampler.chain_arrays``): light collapsed's per-word hashes, whose slot
+order (which orders the word-proposal tables) depends on the run's history and cannot be rebuilt
+from the counts.
+
+``Checkpoints`` is a training-loop callback: it writes what the loop keeps (``loop.Progress``)
+and what the backend gives of its chain (``ChainArrays``); a resumed run gets both back.
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ import json
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
+from medlda._version import __version__
+from medlda.engine.loop import IterationInfo, Progress, Run, Supervision
 from medlda.exceptions import MedLDAError
 from medlda.io.atomic import atomic_write, check_writable
 
@@ -53,6 +57,7 @@ class Snapshot:
     trace: list[dict] = field(default_factory=list)
     seconds: float = 0.0
     sampler_arrays: dict[str, np.ndarray] = field(default_factory=dict)  # the sampler's own (``chain_arrays``)
+    path: Path | None = None  # the file it was read from (named in errors)
 
 
 def corpus_fingerprint(word_ids: np.ndarray, doc_ptr: np.ndarray, n_words: int,
@@ -76,8 +81,6 @@ def training_config(model) -> dict:
 
 def save_snapshot(path, snap: Snapshot, config: dict, fingerprint: str) -> None:
     """Write ``snap`` to ``path`` atomically (npz + JSON metadata, no pickle)."""
-    from medlda import __version__
-
     arrays = {"z": np.asarray(snap.z, np.int32), "streams": np.asarray(snap.streams, np.uint64)}
     arrays.update({_SAMPLER_PREFIX + name: value for name, value in snap.sampler_arrays.items()})
     if snap.eta is not None:
@@ -123,7 +126,7 @@ def load_snapshot(path, config: dict, fingerprint: str) -> Snapshot:
     return Snapshot(int(meta["iteration"]), arrays["z"], arrays["streams"], eta,
                     [] if eta is None else list(arrays["kept_eta"]), meta["rng_state"],
                     meta.get("worker_rng_states", []), meta.get("trace", []), float(meta.get("seconds", 0.0)),
-                    sampler_arrays)
+                    sampler_arrays, path)
 
 
 def _json_default(value):
@@ -158,20 +161,18 @@ def check_run_params(model) -> None:
         raise ValueError(f"n_workers must be an int >= 1, got {workers!r}")
 
 
-class RunCheckpoints:
-    """The checkpointing of one fit: restore from the last snapshot, write one every N iterations.
+class Checkpoints:
+    """The checkpointing of one fit: the snapshot to resume from (``loaded``), and, as a
+    training-loop callback, a snapshot written every ``every`` iterations.
 
-    With ``every == 0`` and no resume it does nothing (``start == 0``, no files touched).
+    With ``every == 0`` and no resume it does nothing (no files touched).
     """
 
-    def __init__(self, path, every: int, resume: bool, config: dict, fingerprint: str,
-                 n_iter: int, n_eta_keep: int) -> None:
+    def __init__(self, path, every: int, resume: bool, config: dict, fingerprint: str, n_iter: int) -> None:
         self.path = None if path is None else Path(path)
         self.every = int(every)
         self.config = config
         self.fingerprint = fingerprint
-        self.n_iter = n_iter
-        self.n_eta_keep = n_eta_keep
         self.loaded = None
         if self.path is not None and self.every:
             check_writable(self.path)  # before the first iteration, not at the first checkpoint
@@ -182,80 +183,44 @@ class RunCheckpoints:
                                       f"beyond n_iter={n_iter}")
 
     @classmethod
-    def for_model(cls, model, word_ids, doc_ptr, n_words, supervision, n_eta_keep: int) -> "RunCheckpoints":
+    def for_model(cls, model, word_ids, doc_ptr, n_words, supervision: Supervision | None) -> "Checkpoints":
         """From the estimator's ``checkpoint_every``, ``checkpoint_path`` and ``resume``."""
         path = getattr(model, "checkpoint_path", None)
         every = getattr(model, "checkpoint_every", 0) or 0
         resume = bool(getattr(model, "resume", False))
         if path is None or (not every and not resume):
-            return cls(None, 0, False, {}, "", model.n_iter, n_eta_keep)
+            return cls(None, 0, False, {}, "", model.n_iter)
         targets = None if supervision is None else supervision.targets
         weight = None if supervision is None else supervision.loss.doc_weight
         if weight is not None:  # weighted documents are another task: resuming needs the same weights
             targets = np.column_stack([targets, weight])
         return cls(path, every, resume, training_config(model),
-                   corpus_fingerprint(word_ids, doc_ptr, n_words, targets), model.n_iter, n_eta_keep)
+                   corpus_fingerprint(word_ids, doc_ptr, n_words, targets), model.n_iter)
 
     @property
-    def start(self) -> int:
-        """The iteration the run starts from (0 unless resumed)."""
-        return 0 if self.loaded is None else self.loaded.iteration
+    def written(self) -> Path | None:
+        """Where this run writes its checkpoints (None: it writes none)."""
+        return self.path if self.every else None
 
-    @property
-    def kept_eta(self) -> list:
-        return [] if self.loaded is None else list(self.loaded.kept_eta)
-
-    def restore(self, state, supervision, rng: np.random.Generator, sampler=None) -> None:
-        """Put the loaded snapshot (if any) into a freshly initialized local sampler state, and
-        the sampler's own arrays back into ``sampler`` (``restore_chain_arrays``)."""
+    def resume(self, rng: np.random.Generator, supervision: Supervision | None) -> Progress | None:
+        """Put the loaded snapshot's generator state and eta back, and return the loop's progress
+        to go on from (None: nothing loaded, a new run). The backend takes the chain's arrays."""
         snap = self.loaded
         if snap is None:
-            return
-        if snap.z.shape != state.z.shape or snap.streams.shape != state.streams.shape:
-            raise CheckpointError(f"{self.path}: checkpoint arrays do not match the corpus")
-        state.z[:] = snap.z
-        state.streams[:] = snap.streams
-        state.refresh_counts()
+            return None
         rng.bit_generator.state = snap.rng_state
         if supervision is not None:
             supervision.eta = np.array(snap.eta)
-        if snap.sampler_arrays:
-            try:
-                sampler.restore_chain_arrays(state, snap.sampler_arrays)
-            except (ValueError, KeyError) as exc:
-                raise CheckpointError(f"{self.path}: the sampler's arrays in the checkpoint do not fit "
-                                      f"({exc})") from None
+        return Progress(snap.iteration, list(snap.kept_eta), list(snap.trace), snap.seconds)
 
-    def callback(self, collect: Callable[[], tuple], supervision, rng: np.random.Generator,
-                 then: Callable | None = None) -> Callable:
-        """An iteration callback that keeps eta samples and the trace, writes a snapshot every
-        ``every`` iterations (``collect()`` returns z, streams, the workers' generator states and
-        the sampler's own arrays), then calls ``then(info)``."""
-        if not self.every:
-            return then
-        kept = self.kept_eta
-        trace = [] if self.loaded is None else list(self.loaded.trace)
-        offset = 0.0 if self.loaded is None else self.loaded.seconds
-
-        def on_iteration(info) -> None:
-            if supervision is not None and info.iteration > self.n_iter - self.n_eta_keep:
-                kept.append(supervision.eta.copy())
-            trace.append({k: v for k, v in vars(info).items() if v is not None and k != "n_iter"})
-            if self.every and info.iteration % self.every == 0:
-                z, streams, worker_states, sampler_arrays = collect()
-                eta = None if supervision is None else supervision.eta
-                save_snapshot(self.path, Snapshot(info.iteration, z, streams, eta, kept,
-                                                  rng.bit_generator.state, worker_states, trace,
-                                                  offset + info.seconds, sampler_arrays),
-                              self.config, self.fingerprint)
-            if then is not None:
-                then(info)
-
-        return on_iteration
-
-    def finish(self, result) -> None:
-        """Prepend what the run did before it was resumed to its trace and time."""
-        if self.loaded is not None:
-            result.trace = list(self.loaded.trace) + result.trace
-            result.seconds += self.loaded.seconds
-            result.run_stats = {**getattr(result, "run_stats", {}), "resumed_from_iteration": self.start}
+    def __call__(self, info: IterationInfo, run: Run) -> None:
+        """After each iteration: every ``every`` iterations, write the run as it now stands."""
+        if not self.every or info.iteration % self.every:
+            return
+        chain = run.backend.chain_arrays()
+        eta = None if run.supervision is None else run.supervision.eta
+        progress = run.progress
+        save_snapshot(self.path, Snapshot(info.iteration, chain.z, chain.streams, eta, progress.kept_eta,
+                                          run.rng.bit_generator.state, chain.worker_rng_states, progress.trace,
+                                          progress.seconds, chain.sampler_arrays),
+                      self.config, self.fingerprint)

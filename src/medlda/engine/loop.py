@@ -1,22 +1,24 @@
-"""THE training loop: per iteration the aux draw, a sweep of the topics and the eta draw; keeps
-eta samples, records the trace and calls the callbacks. Sampling time is measured apart from
-optional measurements (log joint), so reported speeds are the sampler's own."""
+"""THE training loop: the only code that iterates, keeps eta samples, records the trace and calls
+the callbacks. Each iteration a backend (``engine.local``, ``engine.ray``) draws the aux, sweeps
+the topics and draws eta; checkpoints and progress bars are callbacks reading what the loop keeps.
+Sampling time is measured apart from the optional measurements (log joint, ``measure``), so
+reported speeds are the sampler's own."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Protocol
 
 import numpy as np
 
-from medlda.engine.state import ChainState
-from medlda.samplers import ExactGibbs
+from medlda.engine.state import ChainArrays, ChainState
 
 
 @dataclass
 class Supervision:
-    """What ties the topics to the labels: a loss, task targets (D, T), the prior on eta."""
+    """What ties the topics to the labels: a loss, task targets (D, T), the prior on eta (its
+    precision ``nu``), the current eta (T, K), and an optional training metric of omega."""
 
     loss: object
     targets: np.ndarray
@@ -27,7 +29,8 @@ class Supervision:
 
 @dataclass
 class IterationInfo:
-    """What a callback sees after each iteration."""
+    """What a callback sees after each iteration (``seconds``: sampling time since this process
+    took the run up)."""
 
     iteration: int
     n_iter: int
@@ -38,61 +41,103 @@ class IterationInfo:
 
 
 @dataclass
+class Progress:
+    """What the loop keeps of a run: the iterations done, the eta samples kept, the trace and the
+    sampling seconds so far (a resumed run starts from a checkpoint's)."""
+
+    iteration: int = 0
+    kept_eta: list[np.ndarray] = field(default_factory=list)
+    trace: list[dict] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass
 class TrainResult:
+    """Eta samples (S, T, K; None unsupervised), sampling seconds, the trace (one dict per
+    iteration), and the backend's and the run's statistics (``stats``)."""
+
     eta_samples: np.ndarray | None
     seconds: float
     trace: list[dict] = field(default_factory=list)
+    stats: dict = field(default_factory=dict)
 
 
-def train(state: ChainState, supervision: Supervision | None, *, n_iter: int, n_eta_keep: int,
-          rng: np.random.Generator, sampler=None, measure_log_joint: bool = False,
-          callback: Callable[[IterationInfo], None] | None = None, start_iteration: int = 0,
-          kept_eta: list | None = None, measure: Callable[[ChainState], dict] | None = None,
-          measure_every: int = 1) -> TrainResult:
-    """Run ``n_iter`` iterations: aux for all (d, t); topics for all tokens; eta for all tasks.
+class Backend(Protocol):
+    """Where the iterations run: sweeps the chain's shards and reduces their statistics."""
 
-    Keeps the eta of the last ``n_eta_keep`` iterations. Unsupervised when ``supervision`` is None.
-    ``sampler`` is a sampler object (default: exact Gibbs). A resumed run (medlda.engine.checkpoint)
-    starts at ``start_iteration`` with the eta samples ``kept_eta`` already kept. The log joint
-    (``measure_log_joint``) and ``measure(state)`` (a dict merged into the trace, e.g.
-    perplexity.HeldoutPerplexity) are taken every ``measure_every`` iterations and after the last,
-    outside the timed sampling.
+    n_tokens: int
+
+    def start(self, supervision: Supervision | None) -> None:
+        """Before the first iteration this process runs (omega for the first aux draw)."""
+
+    def iterate(self, iteration: int, supervision: Supervision | None, rng: np.random.Generator,
+                measure_log_joint: bool) -> np.ndarray | None:
+        """Iteration ``iteration`` (1-based): aux, sweep, ``supervision.eta`` redrawn; returns
+        omega (D, T) for the training metric (None when unsupervised or not gathered)."""
+
+    def log_joint(self) -> float:
+        """log p(W, Z) of the chain (after an iteration asked to measure it)."""
+
+    def chain(self) -> ChainState:
+        """The whole chain in one state with current counts."""
+
+    def chain_arrays(self) -> ChainArrays:
+        """What a checkpoint keeps of the chain."""
+
+    def stats(self) -> dict:
+        """Statistics of the backend for ``TrainResult.stats``."""
+
+
+@dataclass
+class Run:
+    """A run as callbacks see it: its backend, supervision (eta), generator and progress."""
+
+    backend: Backend
+    supervision: Supervision | None
+    rng: np.random.Generator
+    progress: Progress
+
+
+Callback = Callable[[IterationInfo, Run], None]
+
+
+def train(backend: Backend, supervision: Supervision | None, *, n_iter: int, n_eta_keep: int,
+          rng: np.random.Generator, progress: Progress | None = None, measure_log_joint: bool = False,
+          measure: Callable[[ChainState], dict] | None = None, measure_every: int = 1,
+          callbacks: tuple[Callback, ...] | list[Callback] = ()) -> TrainResult:
+    """Run the iterations ``progress.iteration + 1 .. n_iter`` on ``backend``: aux for all (d, t),
+    topics for all tokens, eta for all tasks (unsupervised when ``supervision`` is None).
+
+    Keeps the eta of the last ``n_eta_keep`` iterations. ``progress`` is a resumed run's (None: a
+    new run). The log joint (``measure_log_joint``) and ``measure(chain)`` (a dict merged into the
+    trace, e.g. ``perplexity.HeldoutPerplexity``) are taken every ``measure_every`` iterations
+    and after the last. Each callback is called as ``callback(info, run)`` after each iteration.
     """
-    sampler = ExactGibbs() if sampler is None else sampler
-    n_docs, n_topics = state.n_dk.shape
-    no_tasks = np.zeros((0, n_topics)), np.zeros((n_docs, 0)), np.zeros((n_docs, 0))
-    kept = [] if kept_eta is None else list(kept_eta)
-    trace = []
-    seconds = 0.0
-    n_tokens = state.word_ids.size
-    # omega = zbar @ eta.T of the current state; draw_eta returns it for the state it saw and the
-    # eta it drew, so the next iteration's aux and the training metric need no zbar of their own
-    omega = state.omega(supervision.eta) if supervision is not None else None
-    for it in range(start_iteration, n_iter):
+    resumed = progress is not None
+    progress = Progress() if progress is None else progress
+    run = Run(backend, supervision, rng, progress)
+    start, earlier, seconds = progress.iteration, progress.seconds, 0.0
+    backend.start(supervision)
+    for it in range(start, n_iter):
+        measured = (it + 1) % max(measure_every, 1) == 0 or it + 1 == n_iter
         tic = time.perf_counter()
-        if supervision is None:
-            sampler.sweep(state, *no_tasks, rng)
-        else:
-            kappa, w = supervision.loss.draw_aux(omega, supervision.targets, rng)
-            kappa, w = np.ascontiguousarray(kappa), np.ascontiguousarray(w)
-            sampler.sweep(state, supervision.eta, kappa, w, rng)
-            supervision.eta, omega = sampler.draw_eta(state, supervision.eta, kappa, w, supervision.nu, rng)
-            if it >= n_iter - n_eta_keep:
-                kept.append(supervision.eta.copy())
+        omega = backend.iterate(it + 1, supervision, rng, measure_log_joint and measured)
+        if supervision is not None and it >= n_iter - n_eta_keep:
+            progress.kept_eta.append(supervision.eta.copy())
         seconds += time.perf_counter() - tic
-        info = IterationInfo(it + 1, n_iter, seconds, n_tokens * (it + 1 - start_iteration) / max(seconds, 1e-12))
+        info = IterationInfo(it + 1, n_iter, seconds, backend.n_tokens * (it + 1 - start) / max(seconds, 1e-12))
         if supervision is not None and supervision.metric is not None:
             info.train_accuracy = supervision.metric(omega)
-        measured = (it + 1) % max(measure_every, 1) == 0 or it + 1 == n_iter
-        if (measure_log_joint or measure is not None) and measured:
-            sampler.sync(state)
         if measure_log_joint and measured:
-            info.log_joint = state.log_joint()
-        trace.append({k: v for k, v in vars(info).items() if v is not None and k != "n_iter"})
+            info.log_joint = backend.log_joint()
+        progress.trace.append({k: v for k, v in vars(info).items() if v is not None and k != "n_iter"})
         if measure is not None and measured:
-            trace[-1].update(measure(state))
-        if callback is not None:
-            callback(info)
-    sampler.sync(state)
-    eta_samples = np.array(kept) if supervision is not None else None
-    return TrainResult(eta_samples, seconds, trace)
+            progress.trace[-1].update(measure(backend.chain()))
+        progress.iteration, progress.seconds = it + 1, earlier + seconds
+        for callback in callbacks:
+            callback(info, run)
+    stats = backend.stats()
+    if resumed:
+        stats["resumed_from_iteration"] = start
+    eta_samples = np.array(progress.kept_eta) if supervision is not None else None
+    return TrainResult(eta_samples, earlier + seconds, list(progress.trace), stats)

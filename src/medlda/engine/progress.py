@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tqdm.auto import tqdm
 
-from medlda.engine.loop import IterationInfo
+from medlda.engine.loop import IterationInfo, Run
 
 
 class ProgressBar:
@@ -13,7 +13,7 @@ class ProgressBar:
     def __init__(self, n_iter: int, desc: str = "training") -> None:
         self._bar = tqdm(total=n_iter, desc=desc, unit="it", leave=True, dynamic_ncols=True)
 
-    def __call__(self, info: IterationInfo) -> None:
+    def __call__(self, info: IterationInfo, run: Run | None = None) -> None:
         post = {}
         if info.train_accuracy is not None:
             post["train_acc"] = f"{info.train_accuracy:.3f}"

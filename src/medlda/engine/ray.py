@@ -8,7 +8,8 @@ global topic-word counts (collapsed light, Gibbs: the approximate distributed-LD
 worker draws the aux of its documents from their omega, sweeps its shard, and returns its
 topic-word count changes and its classifier statistics (SPEC (4): sum_d w zbar zbar^T and
 sum_d kappa zbar per task); the driver merges the changes, draws eta exactly from the summed
-statistics, keeps eta samples, and broadcasts the new eta. Shards start at multiples of
+statistics and broadcasts it. ``RayBackend`` is a backend of the training loop (``engine.loop``),
+which keeps the eta samples and the trace. Shards start at multiples of
 DOCS_PER_STREAM documents, so every document keeps the kernel stream it has in a local run.
 """
 
@@ -18,14 +19,19 @@ import logging
 import os
 import resource
 import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
 from medlda._kernels.measures import log_joint
 from medlda._kernels.rng import DOCS_PER_STREAM, make_streams
-from medlda.engine.loop import IterationInfo, TrainResult
-from medlda.engine.state import ChainState
+from medlda.engine.checkpoint import Snapshot
+from medlda.engine.loop import Supervision
+from medlda.engine.state import ChainArrays, ChainState
 from medlda.exceptions import MedLDAError
+from medlda.samplers import Sampler
 from medlda.samplers.eta import draw_eta_from_statistics, eta_statistics
 from medlda.samplers.light import draw_phi_wk
 
@@ -153,21 +159,23 @@ def merge_change(n_wk: np.ndarray, change: dict) -> None:
         n_wk.reshape(-1)[change["index"]] += change["values"]
 
 
-class RayTrainer:
+class RayBackend:
     """The driver side of data-parallel training: shards on Ray actors, global counts here."""
 
     def __init__(self, ray, word_ids: np.ndarray, doc_ptr: np.ndarray, n_words: int, n_topics: int,
-                 alpha: np.ndarray, beta: float, sampler, supervision, n_workers: int,
-                 rng: np.random.Generator, mmap_file: str | None = None, snapshot=None):
+                 alpha: np.ndarray, beta: float, sampler: Sampler, supervision: Supervision | None, n_workers: int,
+                 rng: np.random.Generator, mmap_file: str | None = None, snapshot: Snapshot | None = None):
         self.ray = ray
         self.n_words, self.n_topics = n_words, n_topics
         self.word_ids, self.doc_ptr = word_ids, doc_ptr
+        self.n_tokens = word_ids.size
         self.alpha, self.beta = np.asarray(alpha, np.float64), float(beta)
-        self.sampler, self.supervision = sampler, supervision
+        self.sampler = sampler
         self.exact = sampler.exact_given_phi
         self.cache = sampler.new_cache()  # the driver's part of the chain: the phi schedule
         self._phi_payload = None
-        self.rng = rng
+        self._log_joint_parts = 0.0
+        self.want_omega = supervision is not None and supervision.metric is not None
         # the same draws as ChainState.initialize, so a one-worker run starts like a local one
         z = rng.integers(0, n_topics, size=word_ids.size).astype(np.int32)
         streams = make_streams(rng, doc_ptr.size - 1)
@@ -176,13 +184,10 @@ class RayTrainer:
         self.bounds = shard_bounds(doc_ptr, n_workers)
         if snapshot is not None:
             z, streams = snapshot.z, snapshot.streams
-            rng.bit_generator.state = snapshot.rng_state
             if len(snapshot.worker_rng_states) != len(self.bounds):
                 raise MedLDAError(f"the checkpoint has {len(snapshot.worker_rng_states)} worker states, "
                                   f"this run {len(self.bounds)} shards")
             worker_states = snapshot.worker_rng_states
-            if supervision is not None:
-                supervision.eta = np.array(snapshot.eta)
         self.n_wk = np.zeros((n_words, n_topics), np.int32)
         flat = self.n_wk.reshape(-1)
         for start in range(0, word_ids.size, 1 << 22):  # chunks: no O(tokens) int64 temporaries
@@ -228,13 +233,19 @@ class RayTrainer:
         parts = self._gather([w.set_eta.remote(ref, want_omega) for w in self.workers], "the eta broadcast")
         return np.concatenate(parts) if want_omega else None
 
-    def iterate(self, iteration: int, measure_log_joint: bool) -> float | None:
-        """One DP iteration; returns the log joint when measured."""
-        sup = self.supervision
-        eta = sup.eta if sup is not None else np.zeros((0, self.n_topics))
-        if self.exact:  # phi on the schedule of a local sweep (every phi_every iterations)
+    def start(self, supervision: Supervision | None) -> None:
+        if supervision is not None:
+            self.set_eta(supervision.eta, False)
+
+    def iterate(self, iteration: int, supervision: Supervision | None, rng: np.random.Generator,
+                measure_log_joint: bool) -> np.ndarray | None:
+        """One DP iteration: phi (exact scheme, on a local sweep's schedule) or the global counts
+        out, every shard's aux and sweep, the count changes merged, eta drawn from the summed
+        statistics and broadcast (omega gathered for the training metric)."""
+        eta = supervision.eta if supervision is not None else np.zeros((0, self.n_topics))
+        if self.exact:
             if self.sampler.phi_due(self.cache):
-                self._phi_payload = self.ray.put(np.ascontiguousarray(draw_phi_wk(self.n_wk, self.beta, self.rng)))
+                self._phi_payload = self.ray.put(np.ascontiguousarray(draw_phi_wk(self.n_wk, self.beta, rng)))
             payload = self._phi_payload
         else:
             payload = self.ray.put((self.n_wk, self.n_k))
@@ -244,15 +255,20 @@ class RayTrainer:
         for out in outs:
             merge_change(self.n_wk, out)
             self.n_k += out["n_k"]
-        if sup is not None:
-            gram = sum(out["gram"] for out in outs)
-            linear = sum(out["linear"] for out in outs)
-            sup.eta = draw_eta_from_statistics(gram, linear, sup.nu, self.rng)
-        if not measure_log_joint:
+        if measure_log_joint:
+            self._log_joint_parts = sum(out["log_joint"] for out in outs)
+        if supervision is None:
             return None
+        gram = sum(out["gram"] for out in outs)
+        linear = sum(out["linear"] for out in outs)
+        supervision.eta = draw_eta_from_statistics(gram, linear, supervision.nu, rng)
+        return self.set_eta(supervision.eta, self.want_omega)
+
+    def log_joint(self) -> float:
+        """The topic-word part from the global counts plus the shards' doc-topic parts."""
         word_part = log_joint(np.zeros((0, self.n_topics), np.int32), self.n_wk, self.n_k,
                               np.zeros(0, np.int64), self.alpha, self.beta)
-        return float(word_part + sum(out["log_joint"] for out in outs))
+        return float(word_part + self._log_joint_parts)
 
     def snapshot(self) -> tuple[np.ndarray, np.ndarray, list[dict]]:
         """z and streams of the whole corpus and every worker's generator state."""
@@ -260,21 +276,28 @@ class RayTrainer:
         return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
                 [p[2] for p in parts])
 
+    def chain_arrays(self) -> ChainArrays:
+        return ChainArrays(*self.snapshot(), {})
+
     def peak_rss(self) -> list[int]:
         """Each worker's peak resident memory in bytes."""
         return self._gather([w.peak_rss.remote() for w in self.workers], "the memory query")
 
-    def local_state(self) -> ChainState:
+    def chain(self) -> ChainState:
         """The whole chain gathered into one local ChainState; checks the merged counts."""
         z, streams, _ = self.snapshot()
         state = ChainState.initialize(self.word_ids, self.doc_ptr, self.n_words, self.n_topics,
-                                        self.alpha, self.beta, np.random.default_rng(0))
+                                      self.alpha, self.beta, np.random.default_rng(0))
         state.z[:] = z
         state.streams[:] = streams
         state.refresh_counts()
         if not (np.array_equal(state.n_wk, self.n_wk) and np.array_equal(state.n_k, self.n_k)):
             raise MedLDAError("internal error: the merged topic-word counts disagree with the shards' z")
         return state
+
+    def stats(self) -> dict:
+        return {"backend": "ray", "n_workers": len(self.workers), "worker_startup_seconds": self.startup_seconds,
+                "worker_peak_rss_bytes": self.peak_rss()}
 
     def close(self) -> None:
         for w in self.workers:
@@ -299,38 +322,37 @@ def connect(ray, address: str | None, n_workers: int) -> bool:
     return True
 
 
-def train_ray(model, corpus, supervision, rng: np.random.Generator, n_eta_keep: int, run,
-              callback=None) -> tuple[ChainState, TrainResult]:
-    """Fit ``model``'s chain data-parallel on Ray (the estimators' backend='ray'); returns the
-    gathered local state and the result, as loop.train does."""
+@contextmanager
+def ray_backend(word_ids: np.ndarray, doc_ptr: np.ndarray, n_words: int, n_topics: int, alpha: np.ndarray,
+                beta: float, sampler: Sampler, supervision: Supervision | None, rng: np.random.Generator, *,
+                n_workers: int, address: str | None = None, mmap_file: str | None = None,
+                snapshot: Snapshot | None = None, checkpoint: Path | None = None) -> Iterator[RayBackend]:
+    """A ``RayBackend`` on the cluster at ``address`` (None: the running session, or a local
+    cluster started for it and shut down after); ``mmap_file`` is the corpus's token file, which
+    workers map when they run on this machine. A lost worker's error names ``checkpoint`` (the
+    path this run checkpoints to; None: it writes none) to resume from."""
     ray = import_ray()
-    started = connect(ray, getattr(model, "ray_address", None), model.n_workers)
-    trainer = None
+    started = connect(ray, address, n_workers)
+    backend = None
     try:
         # workers map their own slice of a memory-mapped corpus when they can see the file
-        mmap_file = corpus.mmap_file if len([n for n in ray.nodes() if n.get("Alive")]) == 1 else None
-        trainer = RayTrainer(ray, corpus.word_ids, corpus.doc_ptr, corpus.n_words, model.n_topics,
-                             model._alpha(), model.beta, model._sampler, supervision, model.n_workers,
-                             rng, mmap_file=mmap_file, snapshot=run.loaded)
-        result = _loop(trainer, supervision, model.n_iter, n_eta_keep, bool(model.trace or model.verbose),
-                       run, callback)
-        state = trainer.local_state()
-        result.run_stats = {**getattr(result, "run_stats", {}), "backend": "ray",
-                            "n_workers": len(trainer.workers), "worker_startup_seconds": trainer.startup_seconds,
-                            "worker_peak_rss_bytes": trainer.peak_rss()}
+        if len([n for n in ray.nodes() if n.get("Alive")]) != 1:
+            mmap_file = None
+        backend = RayBackend(ray, word_ids, doc_ptr, n_words, n_topics, alpha, beta, sampler, supervision,
+                             n_workers, rng, mmap_file=mmap_file, snapshot=snapshot)
+        yield backend
     except WorkerLostError as exc:
-        if run.every and run.path.exists():
-            raise WorkerLostError(f"{exc}; the last checkpoint is {run.path}: resume from it with "
+        if checkpoint is not None and checkpoint.exists():
+            raise WorkerLostError(f"{exc}; the last checkpoint is {checkpoint}: resume from it with "
                                   "resume=True (--resume)") from exc.__cause__
-        if run.every:
+        if checkpoint is not None:
             raise WorkerLostError(f"{exc}; no checkpoint had been written yet") from exc.__cause__
         raise
     finally:
-        if trainer is not None:
-            trainer.close()
+        if backend is not None:
+            backend.close()
         if started:
             ray.shutdown()
-    return state, result
 
 
 def map_on_ray(address: str | None, n_workers: int, fn, corpus, per_task: list[tuple]) -> list:
@@ -357,31 +379,3 @@ def map_on_ray(address: str | None, n_workers: int, fn, corpus, per_task: list[t
     finally:
         if started:
             ray.shutdown()
-
-
-def _loop(trainer: RayTrainer, supervision, n_iter: int, n_eta_keep: int, measure_log_joint: bool,
-          run, callback) -> TrainResult:
-    """loop.train's schedule, callbacks and trace, with each iteration done by the workers."""
-    on_iteration = run.callback(lambda: (*trainer.snapshot(), {}), supervision, trainer.rng, then=callback)
-    n_tokens = trainer.word_ids.size
-    kept, trace, seconds = run.kept_eta, [], 0.0
-    want_omega = supervision is not None and supervision.metric is not None
-    if supervision is not None:
-        trainer.set_eta(supervision.eta, False)
-    for it in range(run.start, n_iter):
-        tic = time.perf_counter()
-        log_joint_value = trainer.iterate(it + 1, measure_log_joint)
-        omega = None
-        if supervision is not None:
-            omega = trainer.set_eta(supervision.eta, want_omega)
-            if it >= n_iter - n_eta_keep:
-                kept.append(supervision.eta.copy())
-        seconds += time.perf_counter() - tic
-        info = IterationInfo(it + 1, n_iter, seconds, n_tokens * (it + 1 - run.start) / max(seconds, 1e-12))
-        if omega is not None:
-            info.train_accuracy = supervision.metric(omega)
-        info.log_joint = log_joint_value
-        trace.append({k: v for k, v in vars(info).items() if v is not None and k != "n_iter"})
-        if on_iteration is not None:
-            on_iteration(info)
-    return TrainResult(np.array(kept) if supervision is not None else None, seconds, trace)

@@ -4,6 +4,7 @@ kernels), and the sampler's per-chain cache."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -11,6 +12,17 @@ from medlda._kernels.counts import fill_counts
 from medlda._kernels.eta import columns_omega, topic_columns_from_counts
 from medlda._kernels.measures import log_joint
 from medlda._kernels.rng import make_streams
+
+
+class ChainArrays(NamedTuple):
+    """What a checkpoint keeps of a chain: z (N,), the kernels' streams, the distributed
+    workers' generator states (none for a local chain) and the sampler's own arrays
+    (``Sampler.chain_arrays``); the counts follow from z."""
+
+    z: np.ndarray
+    streams: np.ndarray
+    worker_rng_states: list[dict]
+    sampler_arrays: dict[str, np.ndarray]
 
 
 @dataclass

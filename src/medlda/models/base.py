@@ -16,9 +16,11 @@ from medlda.data.corpus import (
     check_count_matrix,
     is_id_vocabulary,
 )
-from medlda.engine.checkpoint import RunCheckpoints, check_run_params
+from medlda.engine.checkpoint import Checkpoints, check_run_params
+from medlda.engine.local import LocalBackend
 from medlda.engine.loop import Supervision, train
-from medlda.engine.state import ChainState
+from medlda.engine.progress import ProgressBar
+from medlda.engine.ray import ray_backend
 from medlda.engine.warmup import warm_up
 from medlda.models.labels import effective_jobs
 from medlda.models.params import check_param
@@ -105,38 +107,35 @@ class TopicModel(BaseEstimator):
                     measure=None):
         """Train on a corpus with no empty documents; keep topic-word counts and statistics.
         ``measure(state)`` adds entries to the trace (e.g. held-out perplexity)."""
-        if supervision is not None and not getattr(self._sampler, "supports_supervision", True):
+        sampler = self._sampler
+        if supervision is not None and not sampler.supports_supervision:
             raise ValueError(f"sampler={self.sampler!r} is for unsupervised LDA only; "
                              f"{type(self).__name__} needs sampler='gibbs' or 'light'")
-        if measure is not None and getattr(self, "backend", "local") != "local":
+        backend_name = getattr(self, "backend", "local")
+        if measure is not None and backend_name != "local":
             raise NotImplementedError("held-out perplexity traces need backend='local'")
-        compile_seconds = warm_up(self._sampler, 0 if supervision is None else supervision.targets.shape[1])
-        run = RunCheckpoints.for_model(self, corpus.word_ids, corpus.doc_ptr, corpus.n_words,
-                                       supervision, n_eta_keep)
-        bar = None
-        if self.verbose:
-            from medlda.engine.progress import ProgressBar
-            bar = ProgressBar(self.n_iter, desc=type(self).__name__)
+        compile_seconds = warm_up(sampler, 0 if supervision is None else supervision.targets.shape[1])
+        checkpoints = Checkpoints.for_model(self, corpus.word_ids, corpus.doc_ptr, corpus.n_words, supervision)
+        bar = ProgressBar(self.n_iter, desc=type(self).__name__) if self.verbose else None
+        callbacks = [c for c in (checkpoints if checkpoints.every else None, bar) if c is not None]
+        chain = (corpus.word_ids, corpus.doc_ptr, corpus.n_words, self.n_topics, self._alpha(), self.beta, sampler)
+        loop = dict(n_iter=self.n_iter, n_eta_keep=n_eta_keep, rng=rng, measure=measure,
+                    measure_log_joint=bool(self.trace or self.verbose), measure_every=getattr(self, "trace_every", 1),
+                    callbacks=callbacks)
         # BLAS (the exact eta draws) gets the estimator's threads and no more: left at every core,
-        # OpenBLAS threads spin on a core another process holds (the Gram matrix of 40 topics over
-        # 2,044 documents: 55 ms on 2 threads beside a busy core, 0.24 ms on one)
+        # OpenBLAS threads spin on cores that other processes hold
         try:
             with threadpool_limits(self._sampler_threads(), user_api="blas"):
-                if getattr(self, "backend", "local") == "ray":
-                    from medlda.engine.ray import train_ray
-                    state, result = train_ray(self, corpus, supervision, rng, n_eta_keep, run, callback=bar)
+                if backend_name == "ray":
+                    with ray_backend(*chain, supervision, rng, n_workers=self.n_workers,
+                                     address=getattr(self, "ray_address", None), mmap_file=corpus.mmap_file,
+                                     snapshot=checkpoints.loaded, checkpoint=checkpoints.written) as backend:
+                        result = train(backend, supervision, progress=checkpoints.resume(rng, supervision), **loop)
+                        state = backend.chain()
                 else:
-                    state = ChainState.initialize(corpus.word_ids, corpus.doc_ptr, corpus.n_words,
-                                                    self.n_topics, self._alpha(), self.beta, rng)
-                    run.restore(state, supervision, rng, self._sampler)
-                    callback = run.callback(lambda: (state.z, state.streams, [], self._sampler.chain_arrays(state)),
-                                            supervision, rng, then=bar)
-                    result = train(state, supervision, n_iter=self.n_iter, n_eta_keep=n_eta_keep,
-                                             rng=rng, sampler=self._sampler,
-                                             measure_log_joint=bool(self.trace or self.verbose), callback=callback,
-                                             start_iteration=run.start, kept_eta=run.kept_eta, measure=measure,
-                                             measure_every=getattr(self, "trace_every", 1))
-                run.finish(result)
+                    backend = LocalBackend.initialize(*chain, rng, checkpoints.loaded)
+                    result = train(backend, supervision, progress=checkpoints.resume(rng, supervision), **loop)
+                    state = backend.chain()
         finally:
             if bar is not None:
                 bar.close()
@@ -151,7 +150,7 @@ class TopicModel(BaseEstimator):
             "n_tokens": corpus.n_tokens,
             "n_docs": corpus.n_docs,
             "tokens_per_second": corpus.n_tokens * self.n_iter / max(result.seconds, 1e-12),
-            **getattr(result, "run_stats", {}),
+            **result.stats,
         }
         self._phi_cache = None
         return state, result
