@@ -10,7 +10,7 @@ from medlda._kernels.inference import prior_tables, sparse_infer_doc_topic, spar
 from medlda._kernels.rng import DOCS_PER_STREAM, doc_streams, make_streams, on_stream_chunks
 
 # stream blocks (of DOCS_PER_STREAM documents) per thread between two progress reports: each report
-# waits for the slowest thread, so fewer blocks cost parallel time (4: 20% on 2 threads)
+# waits for the slowest thread, so fewer blocks between reports cost parallel time
 PROGRESS_STREAMS = 16
 
 

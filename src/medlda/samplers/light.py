@@ -169,9 +169,7 @@ class Light(Sampler):
 
     def sync(self, state) -> None:
         """Write the dense counts the collapsed sweeps left behind: n_wk from the hash, n_dk from z."""
-        cache = state.cache
-        if not isinstance(cache, LightCache):
-            return
+        cache = self.cache(state)
         if cache.n_wk_behind:
             to_dense(cache.hashed.word_meta, cache.hashed.slots, state.n_wk)
             cache.n_wk_behind = False
@@ -182,10 +180,9 @@ class Light(Sampler):
     def chain_arrays(self, state) -> dict[str, np.ndarray]:
         """Collapsed: the hashes of the chain's last sweep (their slot order orders the next word
         tables and depends on the run's history, not only on the counts); nothing otherwise."""
-        cache = state.cache
-        if self.variant != "collapsed" or not isinstance(cache, LightCache) or cache.hashed is None:
+        h = self.cache(state).hashed
+        if self.variant != "collapsed" or h is None:
             return {}
-        h = cache.hashed
         top = int(h.top[0])
         return {"word_meta": np.array(h.word_meta), "slots": h.slots[:3 * top].copy(),
                 "layout": np.array([h.slots.size // 3, top, h.spill], np.int64)}
