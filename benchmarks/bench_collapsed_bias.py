@@ -62,14 +62,14 @@ def main() -> None:
     args = p.parse_args()
     out = RowWriter("collapsed_bias", args.out)
     for reps in [int(r) for r in args.reps.split(",")]:
-        tic = time.perf_counter()
         ref = doc0_histogram(ExactGibbs(), reps, args.sweeps, args.seed, args.grow)
         tokens = 5 * reps * (reps if args.grow == "both" else 1)
         for name, sampler in (("light-partial", Light("partial", n_mh=4)), ("light-collapsed", Light("collapsed", n_mh=4))):
+            tic = time.perf_counter()
             hist = doc0_histogram(sampler, reps, args.sweeps, args.seed + 1, args.grow)
             out.write({"grow": args.grow, "r": reps, "sampler": name}, "tv_to_exact",
                       round(0.5 * float(np.abs(hist - ref).sum()), 4), "", tokens=tokens, sweeps=args.sweeps,
-                      seconds=round(time.perf_counter() - tic, 1))
+                      chain_seconds=round(time.perf_counter() - tic, 1))
     print(out.path)
 
 
