@@ -545,9 +545,9 @@ def _subparser(name: str):
     """The argparse parser of sub-command ``name``."""
     import argparse
 
-    from medlda.cli.parser import _parser
+    from medlda.cli.parser import build_parser
 
-    actions = [a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    actions = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
     return actions[0].choices[name]
 
 
@@ -755,7 +755,7 @@ def test_empty_topics_are_marked_and_left_out_of_class_lists(saved_model):
 
 
 def test_help_texts_cover_every_option_and_say_the_defaults():
-    from medlda.models.classifier import MULTILABEL_MARGIN
+    from medlda.losses import MULTILABEL_MARGIN
 
     for command in ("predict", "evaluate", "transform", "info", "topics", "plot"):
         assert "saved model" in _option_help(command, "--model")

@@ -10,7 +10,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.metrics import f1_score
 
-from medlda import MedLDAClassifier, MedLDARegressor
+from medlda import MedLDAClassifier, MedLDARegressor, losses
 from medlda.io.model_file import load_model
 from medlda.data.synthetic import make_multilabel_corpus, make_regression_corpus, make_supervised_corpus
 
@@ -134,8 +134,8 @@ def test_positive_cost_reaches_the_loss_of_every_strategy(multiclass, multilabel
     monkeypatch.setattr(est, "make_loss", lambda *a, **k: seen.append(k.get("positive_cost")) or real(*a, **k))
     fits = [(dict(positive_cost=3.0), ml_train, Y, [3.0]),
             (dict(positive_cost=3.0, strategy="ovr"), ml_train, Y, [3.0] * 4),
-            (dict(), ml_train, Y, [est.MULTILABEL_POSITIVE_COST]),
-            (dict(strategy="ovr"), ml_train, Y, [est.MULTILABEL_POSITIVE_COST] * 4),
+            (dict(), ml_train, Y, [losses.MULTILABEL_POSITIVE_COST]),
+            (dict(strategy="ovr"), ml_train, Y, [losses.MULTILABEL_POSITIVE_COST] * 4),
             (dict(), train, y, [1.0]), (dict(strategy="ovr"), train, y, [2.0] * 3),
             (dict(strategy="ovr", loss="logistic"), train, y, [2.0] * 3),
             (dict(strategy="ovr"), train, np.where(y == y[0], "one", "rest"), [1.0])]  # two classes: one binary model
@@ -143,12 +143,12 @@ def test_positive_cost_reaches_the_loss_of_every_strategy(multiclass, multilabel
         seen.clear()
         model = MedLDAClassifier(4, n_iter=2, n_jobs=1, **FAST, **params).fit(X, labels)
         assert seen == expected and model.positive_cost_ == expected[0], params
-    assert est.MULTILABEL_POSITIVE_COST == 4.0
-    big = est.OVR_LOGISTIC_BALANCED_MAX_K
+    assert losses.MULTILABEL_POSITIVE_COST == 4.0
+    big = losses.OVR_LOGISTIC_BALANCED_MAX_K
     for loss, k, expected in (("logistic", big, 19.0), ("logistic", big + 1, 1.0), ("hinge", big + 1, 19.0)):
-        model = MedLDAClassifier(k, loss=loss, strategy="ovr")
-        assert model._resolved_positive_cost(20, False) == expected, (loss, k)
-        assert MedLDAClassifier(k, loss=loss)._resolved_positive_cost(20, False) == 1.0  # multitask
+        default = losses.LOSSES[loss].default_positive_cost
+        assert default(20, multilabel=False, one_vs_rest=True, n_topics=k) == expected, (loss, k)
+        assert default(20, multilabel=False, one_vs_rest=False, n_topics=k) == 1.0  # multitask
 
 
 def test_auto_margin_is_the_multilabel_one_only_for_multilabel_data(multiclass, multilabel, monkeypatch):
@@ -160,13 +160,13 @@ def test_auto_margin_is_the_multilabel_one_only_for_multilabel_data(multiclass, 
     ml_train, Y, _, _ = multilabel
     seen, real = [], est.make_loss
     monkeypatch.setattr(est, "make_loss", lambda *a, **k: seen.append(a[2]) or real(*a, **k))
-    for params, X, labels, expected in [(dict(), ml_train, Y, est.MULTILABEL_MARGIN),
+    for params, X, labels, expected in [(dict(), ml_train, Y, losses.MULTILABEL_MARGIN),
                                         (dict(margin=5.0), ml_train, Y, 5.0),
-                                        (dict(), train, y, est.MULTICLASS_MARGIN)]:
+                                        (dict(), train, y, losses.MULTICLASS_MARGIN)]:
         seen.clear()
         model = MedLDAClassifier(4, n_iter=2, n_jobs=1, **FAST, **params).fit(X, labels)
         assert seen == [expected] and model.margin_ == expected, params
-    assert est.MULTILABEL_MARGIN == 8.0 != est.MULTICLASS_MARGIN
+    assert losses.MULTILABEL_MARGIN == 8.0 != losses.MULTICLASS_MARGIN
 
 
 @pytest.mark.parametrize("params, match", [

@@ -7,14 +7,14 @@ import sys
 
 from medlda.exceptions import MedLDAError
 from medlda.cli.common import CLIError
-from medlda.cli.parser import _parser
+from medlda.cli.parser import build_parser
 
 __all__ = ["CLIError", "main"]
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (0 ok, 2 bad input or usage)."""
-    parser = _parser()
+    parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Callable, NoReturn
+from typing import NoReturn
 
 from medlda import __version__
-from medlda.models.classifier import BINARY_MARGIN, MULTICLASS_MARGIN, MULTILABEL_MARGIN
-from medlda.samplers import ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, SAMPLERS
+from medlda.cli.flags import add_parameter_flags, int_at_least, number
 from medlda.cli.predict import cmd_evaluate, cmd_predict, cmd_transform
 from medlda.cli.show import PLOT_KINDS, cmd_info, cmd_plot, cmd_topics
 from medlda.cli.train import cmd_demo, cmd_train
+from medlda.samplers import SAMPLERS
 
 MODEL_HELP = "the saved model file (medlda train --out)"
 DEMO_MIN_DOCS = 10
@@ -26,7 +26,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\nsee `{self.prog} --help`\n")
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="medlda", description="Supervised topic models (MedLDA, LightMedLDA).")
     p.add_argument("--version", action="version", version=f"medlda {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
@@ -44,73 +44,15 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--topics", type=_topic_counts, default=[20], metavar="K",
                    help="number of topics K (default 20); several, comma-separated (20,50,100), train one model "
                         "each, compared on --test or --holdout, and --out keeps the best")
-    t.add_argument("--iters", type=_positive_int, default=50, help="training iterations (default 50)")
-    t.add_argument("--sampler", choices=SAMPLERS, default="gibbs",
-                   help="gibbs (exact; default), light (LightMedLDA) or blocked (blocked Gibbs, with --unsupervised)")
-    t.add_argument("--block-simulation", choices=["nested", "backward"], default="nested",
-                   help="blocked sampler: how a block's topic counts are drawn (default nested)")
+    add_parameter_flags(t, skip=("n_topics",))
     t.add_argument("--trace", metavar="FILE",
                    help="write the per-iteration trace (iteration, sampling seconds, log joint; with "
                         "--unsupervised and --test also held-out perplexity) to FILE as JSON")
-    t.add_argument("--trace-every", type=_positive_int, default=1, metavar="N",
-                   help="measure the trace every N iterations (default 1)")
-    t.add_argument("--seed", type=_non_negative_int, default=None,
-                   help="random seed, 0 or more (same seed, same model; default: none, another model each run)")
-    t.add_argument("--light-variant", choices=LIGHT_VARIANTS, default="collapsed",
-                   help="light sampler: 'partial' (exact, phi drawn) or 'collapsed' (the papers'; default)")
-    t.add_argument("--phi-every", type=_positive_int, default=1, metavar="N",
-                   help="light partial: draw phi every N iterations (still exact; default 1)")
-    t.add_argument("--proposal", choices=list(PROPOSAL_MODES), default="mixture",
-                   help="light sampler's MH proposals (see MedLDAClassifier's proposal)")
-    t.add_argument("--n-mh", type=_positive_int, default=6, metavar="N", help="light: MH steps per token (default 6)")
-    t.add_argument("--eta-draw", choices=list(ETA_DRAWS), default="auto",
-                   help="how light draws eta: exactly, by coordinate Gibbs sweeps, or exactly where cheap (auto)")
-    t.add_argument("--alpha-sum", type=float, default=6.4,
-                   help="sum of the Dirichlet prior on a document's topic proportions, alpha_sum / K per topic "
-                        "(default 6.4)")
-    t.add_argument("--beta", type=float, default=0.01,
-                   help="Dirichlet prior on each topic's word probabilities; smaller: sparser topics (default 0.01)")
-    t.add_argument("--c", type=float, default=None,
-                   help="regularization constant c (default: hinge 1.6, logistic 25 binary / 204.8 "
-                        "several tasks, regression 4)")
     t.add_argument("--task", choices=["auto", "classification", "multilabel", "regression"], default="auto",
                    help="auto: multi-label if a document has zero or several labels, regression if the "
                         "labels are numbers not all integers, else classification")
-    t.add_argument("--loss", choices=["hinge", "logistic", "epsilon", "squared"], default=None,
-                   help="hinge or logistic (classification, default hinge); epsilon or squared "
-                        "(regression, default epsilon)")
-    t.add_argument("--strategy", choices=["multitask", "ovr"], default="multitask",
-                   help="several classes or labels: shared topics, or one binary model each (ovr)")
-    t.add_argument("--n-jobs", type=int, default=1,
-                   help="cores: light sampler threads, or one-vs-rest processes (default 1; -1 all cores)")
-    t.add_argument("--epsilon", type=float, default=1e-3, help="epsilon-insensitive loss width (default 1e-3)")
-    t.add_argument("--margin", type=float, default=None,
-                   help=f"hinge margin l (default: {BINARY_MARGIN:g} for two classes, {MULTICLASS_MARGIN:g} for more, "
-                        f"as in the papers; {MULTILABEL_MARGIN:g} for multi-label data)")
-    t.add_argument("--sigma2", type=float, default=1.0, help="prior variance of eta (default 1)")
-    t.add_argument("--class-weight", choices=["balanced"], default=None,
-                   help="classification: weigh each document by n_docs / (n_classes x its class's documents), so "
-                        "rare classes count as much as common ones in the loss")
-    t.add_argument("--positive-cost", type=float, default=None, metavar="R",
-                   help="classification: c times R on each task's positive documents, for rare labels "
-                        "(default: 1, the papers' loss, for one label per document; C - 1 with --strategy ovr "
-                        "on C classes, but 1 for the logistic loss above 100 topics; 4 for multi-label)")
-    t.add_argument("--infer-burn", type=_non_negative_int, default=None, metavar="N",
-                   help="sweeps over a test document's topics before averaging (default 100)")
-    t.add_argument("--infer-avg", type=_positive_int, default=None, metavar="N",
-                   help="sweeps whose topic conditionals are averaged for a test document (default 200)")
     t.add_argument("--unsupervised", action="store_true", help="plain LDA: ignore labels")
     t.add_argument("--out", help="save the fitted model to this file")
-    t.add_argument("--checkpoint", help="checkpoint file: the whole sampler state (npz + JSON), "
-                   "replaced atomically every --checkpoint-every iterations")
-    t.add_argument("--checkpoint-every", type=_non_negative_int, default=0, metavar="N",
-                   help="write a checkpoint every N iterations (default 0: never)")
-    t.add_argument("--resume", action="store_true",
-                   help="go on from --checkpoint if it exists (same data and settings)")
-    t.add_argument("--backend", choices=["local", "ray"], default="local",
-                   help="train in this process, or data-parallel on a Ray cluster (medlda[ray])")
-    t.add_argument("--address", help="Ray cluster address (default: start or join a local one)")
-    t.add_argument("--workers", type=_positive_int, default=2, help="Ray workers, one document shard each (default 2)")
     t.add_argument("--top-words", type=_positive_int, default=10, metavar="N",
                    help="words shown per topic in the report (default 10)")
     _output_args(t)
@@ -207,10 +149,10 @@ def _parser() -> argparse.ArgumentParser:
     g.set_defaults(func=cmd_plot)
 
     d = sub.add_parser("demo", help="train and evaluate on data drawn from the model itself")
-    d.add_argument("--docs", type=_int_at_least(DEMO_MIN_DOCS, "a fifth of them is test data"), default=2000,
+    d.add_argument("--docs", type=int_at_least(DEMO_MIN_DOCS, "a fifth of them is test data"), default=2000,
                    metavar="N",
                    help=f"documents to draw, at least {DEMO_MIN_DOCS}; 80%% train, 20%% test (default 2000)")
-    d.add_argument("--topics", type=_int_at_least(2, "two classes need two topics"), default=10, metavar="K",
+    d.add_argument("--topics", type=int_at_least(2, "two classes need two topics"), default=10, metavar="K",
                    help="topics of the planted model and of the one trained, at least 2 (default 10)")
     d.add_argument("--iters", type=_positive_int, default=100, help="training iterations (default 100)")
     d.add_argument("--sampler", choices=[s for s in SAMPLERS if s != "blocked"], default="gibbs",
@@ -222,38 +164,19 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _number(text: str, kind: type, what: str):
-    """``kind(text)``, or the argparse error 'not {what}'."""
-    try:
-        return kind(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
-
-
-def _int_at_least(minimum: int, why: str = "") -> Callable[[str], int]:
-    """argparse type: an integer of at least ``minimum`` (``why``: the reason, said in the error)."""
-    def parse(text: str) -> int:
-        value = _number(text, int, "an integer")
-        if value < minimum:
-            reason = f" ({why})" if why else ""
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}{reason}, got {value}")
-        return value
-    return parse
-
-
 def _positive_int(text: str) -> int:
     """argparse type: an integer of at least 1."""
-    return _int_at_least(1)(text)
+    return int_at_least(1)(text)
 
 
 def _non_negative_int(text: str) -> int:
     """argparse type: an integer of at least 0 (seeds, counts that may be none)."""
-    return _int_at_least(0)(text)
+    return int_at_least(0)(text)
 
 
 def _unit_number(text: str) -> float:
     """argparse type: a number in [0, 1]."""
-    value = _number(text, float, "a number")
+    value = number(text, float, "a number")
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
     return value
@@ -269,7 +192,7 @@ def _topic_counts(text: str) -> list[int]:
 
 def _open_fraction(text: str) -> float:
     """argparse type: a number strictly between 0 and 1."""
-    value = _number(text, float, "a number")
+    value = number(text, float, "a number")
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
     return value
@@ -277,7 +200,7 @@ def _open_fraction(text: str) -> float:
 
 def _document_frequency(text: str) -> int | float:
     """argparse type: a number of documents (an integer >= 1) or a fraction of them (0 < f <= 1)."""
-    value = _number(text, float, "a number")
+    value = number(text, float, "a number")
     if "." in text or "e" in text.lower():
         if not 0 < value <= 1:
             raise argparse.ArgumentTypeError(f"a fraction of the documents must be in (0, 1], got {text}")

@@ -31,11 +31,11 @@ def cmd_predict(args) -> int:
                        trained_label_column=model_label_column(model))
     zbar = model.transform(corpus)  # one inference for labels, probabilities and explanations
     if hasattr(model, "classes_"):
-        omega = model._decision_from(zbar)
-        pred = model._labels_from(omega)
-        proba = model._proba_from(omega) if args.proba else None
+        omega = model.decision_from_topics(zbar)
+        pred = model.labels_from_decision(omega)
+        proba = model.proba_from_decision(omega) if args.proba else None
     else:
-        pred, proba = model._predict_from(zbar), None
+        pred, proba = model.predict_from_topics(zbar), None
     explained = _explanations(model, zbar, pred, args.explain, task) if args.explain else None
     result = {"n_docs": corpus.n_docs, "empty_skipped": corpus.n_empty_skipped, "oov_dropped": corpus.n_oov_dropped}
     if corpus.labels is not None:
@@ -188,14 +188,14 @@ def _explanations(model, zbar: np.ndarray, pred: np.ndarray, n: int, task: str) 
             yield explanation_cell(i[keep], v[keep]), explanation_json(words, i[keep], v[keep])
 
     if task != "multilabel":
-        ids, values = top_topics(model._contributions_from(zbar), n, absolute=task == "regression")
+        ids, values = top_topics(model.contributions_from_topics(zbar), n, absolute=task == "regression")
         pairs = list(explained(ids, values, task == "regression"))
         return [cell for cell, _ in pairs], [record for _, record in pairs]
     cells, records = [[] for _ in pred], [{} for _ in pred]
     for t, label in enumerate(model.classes_):
         on = np.flatnonzero(pred[:, t])
         if on.size:
-            for d, (cell, record) in zip(on, explained(*top_topics(model._contributions_from(zbar[on], t), n), False)):
+            for d, (cell, record) in zip(on, explained(*top_topics(model.contributions_from_topics(zbar[on], t), n), False)):
                 cells[d].append(f"{label}: {cell}")
                 records[d][str(label)] = record
     return ["; ".join(c) for c in cells], records

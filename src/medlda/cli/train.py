@@ -7,8 +7,9 @@ import os
 
 import numpy as np
 
-from medlda.io.atomic import atomic_write_text, check_writable
+from medlda.cli.flags import estimator_arguments
 from medlda.data.corpus import Corpus
+from medlda.io.atomic import atomic_write_text, check_writable
 from medlda.cli.common import (CLIError, check_seen, check_single_labels, coherence_of, no_labels_hint, read_data,
                      remember_label_column, show_progress, warn)
 
@@ -18,7 +19,7 @@ TEST_MEASURES = ("accuracy", "log_loss", "f1_micro", "f1_macro", "r2", "perplexi
 def cmd_train(args) -> int:
     if args.sampler == "blocked" and not args.unsupervised:
         raise CLIError("--sampler blocked is for plain LDA: add --unsupervised")
-    for path in (args.out, args.trace, args.checkpoint):  # before training, not after it
+    for path in (args.out, args.trace, args.checkpoint_path):  # before training, not after it
         if path:
             check_writable(path)
     if args.holdout is not None and args.test:
@@ -30,18 +31,10 @@ def cmd_train(args) -> int:
     train = read_data(args, args.train, "train")
     test = read_data(args, args.test, "test", vocabulary=train.vocabulary) if args.test else None
     if args.holdout is not None:
-        train, test = _hold_out(train, args.holdout, args.seed, args)
-    common = dict(alpha_sum=args.alpha_sum, beta=args.beta, n_iter=args.iters, sampler=args.sampler,
-                  trace=bool(args.trace),
-                  light_variant=args.light_variant, phi_every=args.phi_every, proposal=args.proposal,
-                  n_mh=args.n_mh, n_jobs=args.n_jobs, random_state=args.seed, verbose=int(show_progress(args)),
-                  checkpoint_every=args.checkpoint_every, checkpoint_path=args.checkpoint,
-                  resume=args.resume, backend=args.backend, n_workers=args.workers,
-                  ray_address=args.address)
-    common.update({name: value for name, value in (("n_infer_burn", args.infer_burn), ("n_infer_avg", args.infer_avg))
-                   if value is not None})
-    if args.resume and args.checkpoint and not os.path.exists(args.checkpoint):
-        warn(args, f"{args.checkpoint}: no checkpoint yet, starting from the first iteration")
+        train, test = _hold_out(train, args.holdout, args.random_state, args)
+    common = dict(trace=bool(args.trace), verbose=int(show_progress(args)))
+    if args.resume and args.checkpoint_path and not os.path.exists(args.checkpoint_path):
+        warn(args, f"{args.checkpoint_path}: no checkpoint yet, starting from the first iteration")
     if len(args.topics) > 1:
         return _compare_topics(args, train, test, common)
     model, result = _train_and_evaluate(args, train, test, common, args.topics[0])
@@ -62,8 +55,7 @@ def _train_and_evaluate(args, train: Corpus, test: Corpus | None, common: dict, 
     from medlda.reporting.reports import coherence_json
 
     if args.unsupervised:
-        model = LDA(n_topics, block_simulation=args.block_simulation, trace_every=args.trace_every,
-                    **common).fit(train, heldout=test if args.trace else None)
+        model = LDA(n_topics, **estimator_arguments(args, LDA), **common).fit(train, heldout=test if args.trace else None)
     else:
         model, task, y_test = _fit_supervised(args, train, test, common, n_topics)
     remember_label_column(model, args)
@@ -124,7 +116,7 @@ def _check_comparison(args) -> None:
     """Several --topics need test data to compare on, and no single-model outputs."""
     if not args.test and args.holdout is None:
         raise CLIError("several --topics are compared on test data: give --test or --holdout")
-    for flag, value in (("--checkpoint", args.checkpoint), ("--trace", args.trace), ("--resume", args.resume)):
+    for flag, value in (("--checkpoint", args.checkpoint_path), ("--trace", args.trace), ("--resume", args.resume)):
         if value:
             raise CLIError(f"{flag} is for one model; give one --topics value with it")
 
@@ -162,24 +154,15 @@ def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict, n_to
     note = auto_task_warning(train, task) if args.task == "auto" else None
     if note:  # blank, fractional or word labels among the others: say what was chosen and how to override
         warn(args, note)
-    if args.loss is not None and (task == "regression") != (args.loss in ("epsilon", "squared")):
+    estimator = MedLDARegressor if task == "regression" else MedLDAClassifier
+    if args.loss is not None and args.loss not in estimator.parameters["loss"].rule.choices():
         raise CLIError(f"--loss {args.loss} does not fit a {task} task (labels of {args.train})")
     if task == "regression":
         if args.positive_cost is not None:
             raise CLIError("--positive-cost is for classification; this is a regression task")
         if args.class_weight is not None:
             raise CLIError("--class-weight is for classification; this is a regression task")
-        c = {} if args.c is None else {"c": args.c}
-        model = MedLDARegressor(n_topics, loss=args.loss or "epsilon", epsilon=args.epsilon,
-                                sigma2=args.sigma2, eta_draw=args.eta_draw, **c, **common)
-    else:
-        margin = "auto" if args.margin is None else args.margin
-        model = MedLDAClassifier(n_topics, c="auto" if args.c is None else args.c, margin=margin,
-                                 sigma2=args.sigma2,
-                                 positive_cost="auto" if args.positive_cost is None else args.positive_cost,
-                                 class_weight=args.class_weight,
-                                 loss=args.loss or "hinge", strategy=args.strategy, eta_draw=args.eta_draw,
-                                 **common)
+    model = estimator(n_topics, **estimator_arguments(args, estimator), **common)
     names = None
     if task == "multilabel":
         y, names, _ = label_matrix(train)

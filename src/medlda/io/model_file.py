@@ -20,17 +20,24 @@ from sklearn.utils.validation import check_is_fitted
 from medlda._version import __version__
 from medlda.exceptions import ModelFileError
 from medlda.io.atomic import atomic_write
+from medlda.losses import LOSSES, MULTILABEL_POSITIVE_COST
 
 FORMAT_NAME = "medlda-model"
 FORMAT_VERSION = 1
 _META_KEY = "__metadata__"
 
 
+ESTIMATORS: dict[str, type] = {}  # the estimator classes a model file may name, registered by the models
+
+
+def register_estimator(cls: type) -> type:
+    """Let model files name ``cls`` (done for every estimator by ``medlda.models.base.TopicModel``)."""
+    ESTIMATORS[cls.__name__] = cls
+    return cls
+
+
 def _estimator_classes() -> dict:
-    from medlda.models.classifier import MedLDAClassifier
-    from medlda.models.lda import LDA
-    from medlda.models.regressor import MedLDARegressor
-    return {"LDA": LDA, "MedLDAClassifier": MedLDAClassifier, "MedLDARegressor": MedLDARegressor}
+    return ESTIMATORS
 
 
 def save_model(model, path) -> None:
@@ -157,7 +164,6 @@ def _rebuild(path: Path, meta: dict, arrays: dict):
     model.trace_ = meta.get("trace", [])
     model.log_joint_ = meta.get("log_joint")
     model.n_empty_skipped_ = meta.get("n_empty_skipped", 0)
-    model._phi_cache = None
     if meta["estimator"] == "MedLDAClassifier":
         _rebuild_classifier(path, model, meta, arrays, K)
     elif meta["estimator"] == "MedLDARegressor":
@@ -173,9 +179,6 @@ def _rebuild(path: Path, meta: dict, arrays: dict):
 
 def _rebuild_classifier(path: Path, model, meta: dict, arrays: dict, K: int) -> None:
     """Fitted state of a MedLDAClassifier; one-vs-rest sub-models are rebuilt from the stacked view."""
-    from medlda.models.classifier import MULTILABEL_POSITIVE_COST
-    from medlda.models.ovr import unstack_ovr
-
     eta, cls = arrays.get("eta_samples"), arrays.get("classes")
     multilabel = bool(meta.get("multilabel", False))
     _expect(path, cls is not None and cls.ndim == 1 and cls.size >= (1 if multilabel else 2), "classes missing")
@@ -186,14 +189,16 @@ def _rebuild_classifier(path: Path, model, meta: dict, arrays: dict, K: int) -> 
     model.classes_ = cls
     model.multilabel_ = multilabel
     model.train_accuracy_ = meta.get("train_accuracy")
-    model.c_ = meta["c_"] if "c_" in meta else model._resolved_c(T)
-    model.margin_ = meta["margin_"] if "margin_" in meta else model._resolved_margin(T)
+    loss = LOSSES[model.loss]
+    model.c_ = meta["c_"] if "c_" in meta else loss.default_c(T) if model.c == "auto" else float(model.c)
+    model.margin_ = (meta["margin_"] if "margin_" in meta
+                     else loss.default_margin(T, multilabel) if model.margin == "auto" else float(model.margin))
     # a file without positive_cost_ was trained with 1 (4 for multi-label data)
     model.positive_cost_ = meta.get("positive_cost_", MULTILABEL_POSITIVE_COST if multilabel else 1.0)
     if meta.get("proba_scale_") is not None:  # a file without it: predict_proba uses c_
         model.proba_scale_ = float(meta["proba_scale_"])
     if meta.get("ovr"):
-        unstack_ovr(model)
+        model.rebuild_one_vs_rest()
         for sub, info in zip(model.estimators_, meta.get("ovr_models", [])):
             sub.fit_stats_, sub.log_joint_, sub.trace_ = info["fit_stats"], info["log_joint"], info["trace"]
 

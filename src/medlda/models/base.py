@@ -5,31 +5,25 @@ from __future__ import annotations
 import numbers
 import os
 import warnings
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from medlda.data.corpus import (
-    Corpus,
-    check_count_matrix,
-    is_id_vocabulary,
-)
+from medlda.data.corpus import Corpus, check_count_matrix, is_id_vocabulary
+from medlda.evaluation.coherence import topic_coherence
 from medlda.engine.checkpoint import Checkpoints, check_run_params
 from medlda.engine.local import LocalBackend
 from medlda.engine.loop import Supervision, train
 from medlda.engine.progress import ProgressBar
 from medlda.engine.ray import ray_backend
 from medlda.engine.warmup import warm_up
+from medlda.io.model_file import register_estimator, save_model
 from medlda.models.labels import effective_jobs
-from medlda.models.params import check_param
-from medlda.samplers import ETA_DRAWS, make_sampler
-
-COMMON_PARAMS = ("n_topics", "alpha_sum", "beta", "n_iter", "sampler", "light_variant", "phi_every", "proposal", "n_mh",
-           "n_infer_burn", "n_infer_avg", "trace", "random_state", "verbose",
-           "checkpoint_every", "checkpoint_path", "resume", "backend", "n_workers", "ray_address")
-RUN_PARAMS = COMMON_PARAMS[-6:]  # how a fit runs: checkpoints (medlda.engine.checkpoint), backend (medlda.engine.ray)
+from medlda.models.params import Param, check_param, make_init, params_doc, validate
+from medlda.samplers import make_sampler
 
 
 def as_corpus(X, n_features: int | None = None, vocabulary: np.ndarray | None = None,
@@ -49,8 +43,6 @@ def as_corpus(X, n_features: int | None = None, vocabulary: np.ndarray | None = 
     return corpus
 
 
-
-
 def poor_score_tags(tags):
     """``tags`` with the task's poor_score set (see ``TopicModel.__sklearn_tags__``)."""
     for task_tags in (tags.classifier_tags, tags.regressor_tags):
@@ -60,7 +52,21 @@ def poor_score_tags(tags):
 
 
 class TopicModel(BaseEstimator):
-    """Shared parameters, validation, training and inference of every topic-model estimator."""
+    """Shared parameters, validation, training and inference of every topic-model estimator.
+
+    A subclass declares its parameters once, as ``parameters`` (``medlda.models.params``): its
+    ``__init__`` (assign-only, keyword-only after n_topics), the Parameters section of its
+    docstring, its validation in ``fit`` and its command-line flags follow from them.
+    """
+
+    parameters: ClassVar[dict[str, Param]] = {}
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "parameters" in cls.__dict__:
+            cls.__init__ = make_init(cls.parameters)
+            cls.__doc__ = (cls.__doc__ or "").rstrip() + "\n\n" + params_doc(cls.parameters)
+            register_estimator(cls)
 
     def __sklearn_tags__(self):
         """scikit-learn >= 1.6 tags: non-negative (count) input, sparse matrices accepted; a poor
@@ -72,18 +78,9 @@ class TopicModel(BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
-    def _validate_common(self) -> None:
-        check_param(self.n_topics, "n_topics", numbers.Integral, 1)
-        check_param(self.alpha_sum, "alpha_sum", numbers.Real, 0, low_open=True)
-        check_param(self.beta, "beta", numbers.Real, 0, low_open=True)
-        check_param(self.n_iter, "n_iter", numbers.Integral, 1)
-        check_param(self.n_infer_burn, "n_infer_burn", numbers.Integral, 0)
-        check_param(self.n_infer_avg, "n_infer_avg", numbers.Integral, 1)
-        check_param(self.n_mh, "n_mh", numbers.Integral, 1)
-        check_param(self.phi_every, "phi_every", numbers.Integral, 1)
-        check_param(getattr(self, "n_gibbs", 1), "n_gibbs", numbers.Integral, 1)
-        if getattr(self, "eta_draw", "auto") not in ETA_DRAWS:
-            raise ValueError(f"eta_draw must be one of {list(ETA_DRAWS)}, got {self.eta_draw!r}")
+    def _validate(self) -> None:
+        """Check every declared parameter and how the fit runs; build the sampler."""
+        validate(self, self.parameters)
         check_run_params(self)
         self._sampler = self._make_sampler()
 
@@ -222,9 +219,9 @@ class TopicModel(BaseEstimator):
         ``top_word_ids``). Words come from ``vocabulary`` (e.g. a pipeline's
         ``CountVectorizer().get_feature_names_out()``), else from the fitted Corpus, else word ids
         are given as text."""
-        return self._words_of(self.top_word_ids(n, relevance), vocabulary)
+        return self.words_of(self.top_word_ids(n, relevance), vocabulary)
 
-    def _words_of(self, ids: np.ndarray, vocabulary=None) -> list[list[str]]:
+    def words_of(self, ids: np.ndarray, vocabulary=None) -> list[list[str]]:
         """Rows of word ids (``top_word_ids``) as words of ``vocabulary``, else of the fitted
         Corpus, else the ids as text."""
         vocab = self.vocabulary_ if vocabulary is None else np.asarray(vocabulary, dtype=str)
@@ -258,12 +255,10 @@ class TopicModel(BaseEstimator):
         X (same vocabulary as the fit; a Corpus with its own words is aligned by word): ``"npmi"``
         (in [-1, 1], higher is better; held-out or external documents) or ``"umass"`` (the training
         documents). See ``medlda.evaluation.coherence``."""
-        from medlda.evaluation.coherence import topic_coherence
         return topic_coherence(self.top_word_ids(n_words, relevance), self._input_corpus(X), measure)
 
     def save(self, path) -> None:
         """Write the fitted model to one file (arrays + JSON metadata, no pickle), atomically."""
-        from medlda.io.model_file import save_model
         save_model(self, path)
 
 

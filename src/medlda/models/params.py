@@ -1,134 +1,322 @@
-"""Parameter documentation written once and shared by the estimators' docstrings."""
+"""Every estimator parameter declared once: its default, its rule, its documentation and its flag.
+
+The estimators validate with ``validate``, document themselves with ``params_doc`` and the
+command line builds its flags from ``PARAMS`` (``Param.flag``), so a name, default, set of
+choices or help text is written in one place. Choices that come from a registry (samplers,
+losses) are read when asked, so a registered sampler or loss is accepted everywhere at once.
+"""
 
 from __future__ import annotations
 
+import inspect
 import numbers
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
 
-PARAMS = {
-    "n_topics": "n_topics : int, default=20\n    Number of topics K.",
-    "alpha_sum": "alpha_sum : float, default=6.4\n    Total Dirichlet prior mass on a document's topics; alpha_k = alpha_sum / K.",
-    "beta": "beta : float, default=0.01\n    Symmetric Dirichlet prior of each topic's word distribution.",
-    "n_iter": "n_iter : int, default=50\n    Training iterations (one aux draw, one sweep over all tokens, one eta draw each).",
-    "sampler": ("sampler : {'gibbs', 'light', 'blocked'}, default='gibbs'\n    'gibbs' is the exact collapsed "
-                "sampler, O(K) per token: the reference. 'light' is LightMedLDA: Metropolis-Hastings with doc, "
-                "word and exp proposals from alias tables, O(1) per token, and coordinate Gibbs for eta. "
-                "'blocked' (LDA only) redraws all tokens of one word in one document jointly (SPEC §8), "
-                "see block_simulation."),
-    "block_simulation": ("block_simulation : {'nested', 'backward'}, default='nested'\n    How the blocked "
-                         "sampler draws a block's topic counts exactly: 'nested' walks down a balanced "
-                         "binary tree over topics (O(C log K) draws), 'backward' goes through the topics "
-                         "in turn (O(K)). Both cost O(K C^2) per block of C tokens to build."),
-    "trace_every": ("trace_every : int, default=1\n    Take the trace's measurements (log joint, held-out "
-                    "perplexity) every this many iterations and after the last."),
-    "light_variant": ("light_variant : {'collapsed', 'partial'}, default='collapsed'\n    'collapsed' is the "
-                      "papers' sampler: O(1) per token whatever K, faster mixing, a small bias from its "
-                      "frozen tables that vanishes as the corpus grows (measured). 'partial' draws phi every "
-                      "phi_every iterations and is exact, at O(V K) per phi draw and slower mixing."),
-    "phi_every": ("phi_every : int, default=1\n    With light_variant='partial', draw phi every this many "
-                  "iterations and sample the tokens given the same phi in between: still exact, and the "
-                  "O(V K) draw is paid once per phi_every iterations (checkpoint_every must be a multiple)."),
-    "proposal": ("proposal : {'mixture', 'scan', 'cycle', 'doc', 'word', 'exp'}, default='mixture'\n    How the "
-                 "light sampler's MH steps pick proposals: uniformly at random, in turn, or one kind only. "
-                 "'mixture' accepts with the ratio of the mixture of the three proposals, 'scan' with the ratio "
-                 "of the one picked (the papers' code); both are exact, and the mixture's ratio accepts more "
-                 "often, so the topics follow the labels in fewer iterations."),
-    "n_mh": "n_mh : int, default=6\n    Metropolis-Hastings steps per token (light sampler).",
-    "n_gibbs": ("n_gibbs : int, default=2\n    Coordinate Gibbs sweeps over eta per iteration (light sampler). "
-                "Where the exact draw costs at most about a tenth of an iteration (documents x K^2 x tasks "
-                "<= 12 x tokens x n_mh, e.g. 20 classes at K <= 24 on 20 Newsgroups) light draws eta "
-                "exactly instead, as gibbs does: coordinate sweeps mix slowly when topics are few."),
-    "eta_draw": ("eta_draw : {'auto', 'exact', 'coordinate'}, default='auto'\n    How the light sampler "
-                 "draws eta each iteration: exactly from its Gaussian conditional (O(D K^2 T + K^3 T), as gibbs "
-                 "always does), by n_gibbs coordinate Gibbs sweeps (O(nnz(zbar) T)), or 'auto': exactly where that "
-                 "costs at most about a tenth of an iteration."),
-    "c": ("c : float or 'auto', default='auto'\n    Regularization constant weighing the labels against the "
-          "words (papers: c or lambda). 'auto' takes the papers' settings: 1.6 for the hinge loss; 25 (two "
-          "classes, gSLDA) or 204.8 (several tasks, LightMedLDA) for the logistic loss. The value used is "
-          "``c_``."),
-    "c_regression": ("c : float, default=4.0\n    Regularization constant weighing the responses against "
-                     "the words (1 / noise variance for the squared loss). Hotel reviews, K = 20, light, "
-                     "40 iterations: c = 1, 4, 16, 64, 262.4 gave test R^2 0.51, 0.54, 0.53, 0.58, 0.55."),
-    "epsilon": "epsilon : float, default=1e-3\n    Width of the epsilon-insensitive loss (no penalty when |y - omega| <= epsilon).",
-    "strategy": ("strategy : {'multitask', 'ovr'}, default='multitask'\n    Several classes or labels: "
-                 "'multitask' learns C classifiers on one shared set of topics; 'ovr' trains C independent "
-                 "binary models, each with its own topics (in parallel processes, see n_jobs)."),
-    "n_jobs": ("n_jobs : int or None, default=None\n    Cores to use (None: 1, -1: all). The light sampler "
-               "splits the documents across threads: with light_variant='partial' the result is the same "
-               "on any number of threads; with 'collapsed' each thread samples against a snapshot of the "
-               "counts, merged after each sweep (the approximate distributed-LDA scheme). Inference of new "
-               "documents (transform, predict, perplexity) splits them across threads with any sampler, "
-               "with the same result on any number. One-vs-rest runs its C binary models in parallel "
-               "processes instead (never more than C)."),
-    "margin": ("margin : float or 'auto', default='auto'\n    Hinge-loss margin l. 'auto' takes the papers' "
-               "settings: 164 for two classes (c * l = 262.4), 64 for several (the authors' LightMedLDA "
-               "default, c * l = 102.4); 8 for multi-label data (picked on a Reuters validation split: "
-               "64 leaves most rare labels unpredicted). The value used is ``margin_``."),
-    "positive_cost": ("positive_cost : float or 'auto', default='auto'\n    Multiplies c on the positive examples of "
-                      "every task (the documents that carry the task's label; for two classes, those of "
-                      "``classes_[1]``): a cost-sensitive loss for rare labels. 'auto' is 1 (the papers' loss) "
-                      "for binary labels and multi-task multi-class ones; C - 1 for one-vs-rest on C classes, so "
-                      "each binary model weighs its class's documents as much as all the others' (without it, gibbs "
-                      "hinge one-vs-rest at K = 400 on 20 Newsgroups lags multi-task by 0.039), except for the logistic "
-                      "loss above K = 100 topics, where it is 1 (on a 20 Newsgroups validation split balancing "
-                      "gained light logistic one-vs-rest 0.008-0.009 at K = 20-50 and cost it 0.012 at K = 200, and "
-                      "cost gibbs 0.020 at K = 400); and 4 for multi-label "
-                      "data, where the plain loss never predicts most rare labels (Reuters-21578, 90 categories: "
-                      "see the README). The value used is ``positive_cost_``."),
-    "class_weight": ("class_weight : {None, 'balanced'} or dict, default=None\n    'balanced' weighs each "
-                     "document by n_docs / (n_classes x the documents of its class), so every class weighs alike in "
-                     "the loss (as scikit-learn's); a dict {class: weight} gives the weights (classes left out: 1). "
-                     "A document's c becomes c times its weight. Single-label data only; for "
-                     "rare labels of multi-label data see positive_cost. ``fit(X, y, sample_weight=...)`` multiplies "
-                     "in weights of your own."),
-    "sigma2": "sigma2 : float, default=1.0\n    Prior variance of each classifier weight eta_tk.",
-    "loss": ("loss : {'hinge', 'logistic'}, default='hinge'\n    Classification loss: 'hinge' is Gibbs "
-             "MedLDA (inverse-Gaussian augmentation); 'logistic' is gSLDA (Polya-Gamma augmentation), "
-             "which also gives ``predict_proba`` (sigmoid(s omega), s fitted on training documents: "
-             "``proba_scale_``)."),
-    "loss_regression": ("loss : {'epsilon', 'squared'}, default='epsilon'\n    Regression loss: "
-                        "'epsilon' is MedLDA regression (epsilon-insensitive, two inverse-Gaussian "
-                        "augmentations); 'squared' is sLDA's Gaussian response."),
-    "n_eta_avg": "n_eta_avg : int, default=5\n    Predict with the average of the eta samples of the last n_eta_avg iterations.",
-    "n_infer_burn": ("n_infer_burn : int, default=100\n    Sweeps over a new document's topics before averaging (SPEC §7). "
-                     "Fewer cost test accuracy: 30 lost 0.005-0.01 on 20 Newsgroups at K = 200."),
-    "n_infer_avg": ("n_infer_avg : int, default=200\n    Sweeps over which a new document's topic "
-                    "conditionals are averaged (after n_infer_burn). The inference chain of a document "
-                    "moves between topic mixes slowly, so a longer average predicts better: 20 Newsgroups, "
-                    "20 classes, validation accuracy 0.8833 / 0.8687 with 50 and 0.8895 / 0.8705 with 200 "
-                    "at K = 200 (seeds 0 / 1), at twice the prediction time."),
-    "trace": ("trace : bool, default=False\n    Record the log joint (SPEC §9) after every iteration in ``trace_``, "
-              "a list of dicts with iteration, seconds (sampling only) and log_joint (costs O(DK + VK) "
-              "each, not counted in seconds); LDA.fit(X, heldout=...) adds perplexity."),
-    "checkpoint_every": ("checkpoint_every : int, default=0\n    Write the whole sampler state to checkpoint_path "
-                         "every this many iterations (0: never), atomically; see resume."),
-    "checkpoint_path": "checkpoint_path : str or path, default=None\n    The checkpoint file (npz + JSON, no pickle).",
-    "resume": ("resume : bool, default=False\n    Go on from checkpoint_path if it exists (same data and "
-               "settings, else an error); a resumed run ends with the same model as an uninterrupted one."),
-    "backend": ("backend : {'local', 'ray'}, default='local'\n    Where training runs: this process, or "
-                "data-parallel on a Ray cluster (``pip install medlda[ray]``): n_workers actors hold "
-                "document shards; exact for light_variant='partial' given phi, approximate (stale counts "
-                "within an iteration) for the collapsed samplers."),
-    "n_workers": "n_workers : int, default=2\n    Ray actors (document shards) when backend='ray'.",
-    "ray_address": ("ray_address : str or None, default=None\n    Address of a running Ray cluster; None "
-                    "joins the one ray.init() finds or starts a local one."),
-    "random_state": "random_state : int or None, default=None\n    Seed; the same seed gives bitwise-identical results.",
-    "verbose": "verbose : int, default=0\n    1 shows a progress bar (iteration, train accuracy, log likelihood, tokens/s) on stderr.",
+from medlda.losses import losses_for
+from medlda.samplers import BLOCK_SIMULATIONS, ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, SAMPLERS
+
+
+class Rule:
+    """What values a parameter takes: ``accepts(value)`` and a phrase for the error message."""
+
+    def accepts(self, value: Any) -> bool:
+        raise NotImplementedError
+
+    def phrase(self) -> str:
+        raise NotImplementedError
+
+    def choices(self) -> list | None:
+        """The values a command-line flag offers (None: any value of its type)."""
+        return None
+
+
+@dataclass(frozen=True)
+class Number(Rule):
+    """An integer (``integer``) or a real number, at least ``low`` (above it if ``open``)."""
+
+    low: float | None = None
+    open: bool = False
+    integer: bool = False
+    auto: bool = False  # 'auto' is also accepted
+
+    def accepts(self, value: Any) -> bool:
+        if self.auto and isinstance(value, str) and value == "auto":
+            return True
+        kind = numbers.Integral if self.integer else numbers.Real
+        if not isinstance(value, kind) or isinstance(value, bool):
+            return False
+        return self.low is None or (value > self.low if self.open else value >= self.low)
+
+    def phrase(self) -> str:
+        bound = "" if self.low is None else f" {'>' if self.open else '>='} {self.low:g}"
+        what = ("an integer" if self.integer else "a number") + bound
+        return f"'auto' or {what}" if self.auto else what
+
+
+@dataclass(frozen=True)
+class Options(Rule):
+    """One of a fixed list, or of a registry read when asked (``source`` a callable)."""
+
+    source: tuple | Callable[[], Iterable]
+
+    def choices(self) -> list:
+        return list(self.source() if callable(self.source) else self.source)
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, (str, type(None))) and value in self.choices()
+
+    def phrase(self) -> str:
+        return f"one of {self.choices()}"
+
+
+@dataclass(frozen=True)
+class Custom(Rule):
+    """A rule written as a predicate and its phrase."""
+
+    test: Callable[[Any], bool]
+    text: str
+
+    def accepts(self, value: Any) -> bool:
+        return self.test(value)
+
+    def phrase(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class Param:
+    """One estimator parameter: ``kind`` and ``doc`` are its numpydoc type and description;
+    ``flag`` and ``help`` its ``medlda train`` option (None: not on the command line), whose
+    default None means "the estimator's default"."""
+
+    name: str
+    default: Any
+    rule: Rule
+    kind: str
+    doc: str
+    flag: str | None = None
+    help: str | None = None
+    metavar: str | None = None
+    note: str = ""  # said after a refused value
+
+    def check(self, value: Any) -> None:
+        """Raise ValueError naming the parameter unless ``value`` is allowed."""
+        if not self.rule.accepts(value):
+            raise ValueError(f"{self.name} must be {self.rule.phrase()}, got {value!r}{self.note}")
+
+
+def _losses(task: str) -> Callable[[], tuple]:
+    return lambda: losses_for(task)
+
+
+_INT1, _INT0 = Number(1, integer=True), Number(0, integer=True)
+_POSITIVE = Number(0, open=True)
+
+PARAMS: dict[str, Param] = {p.name: p for p in [
+    Param("n_topics", 20, _INT1, "int", "Number of topics K.", "--topics", metavar="K"),
+    Param("alpha_sum", 6.4, _POSITIVE, "float",
+          "Total Dirichlet prior mass on a document's topics; alpha_k = alpha_sum / K.", "--alpha-sum",
+          "sum of the Dirichlet prior on a document's topic proportions, alpha_sum / K per topic"),
+    Param("beta", 0.01, _POSITIVE, "float",
+          "Symmetric Dirichlet prior of each topic's word distribution; smaller gives sparser topics.", "--beta"),
+    Param("n_iter", 50, _INT1, "int",
+          "Training iterations (one aux draw, one sweep over all tokens, one eta draw each).", "--iters",
+          "training iterations"),
+    Param("sampler", "gibbs", Options(lambda: SAMPLERS), "str",
+          "'gibbs' is the exact collapsed sampler, O(K) per token: the reference. 'light' is LightMedLDA: "
+          "Metropolis-Hastings with doc, word and exp proposals from alias tables, O(1) per token. "
+          "'blocked' (LDA only) redraws all tokens of one word in one document jointly (SPEC §8).",
+          "--sampler", "gibbs (exact), light (LightMedLDA) or blocked (blocked Gibbs, plain LDA only)"),
+    Param("block_simulation", "nested", Options(lambda: BLOCK_SIMULATIONS), "str",
+          "How the blocked sampler draws a block's topic counts exactly: 'nested' walks down a balanced "
+          "binary tree over topics (O(C log K) draws), 'backward' goes through the topics in turn (O(K)).",
+          "--block-simulation", "blocked sampler: how a block's topic counts are drawn"),
+    Param("trace_every", 1, _INT1, "int",
+          "Take the trace's measurements (log joint, held-out perplexity) every this many iterations and "
+          "after the last.", "--trace-every", "measure the trace every N iterations", "N"),
+    Param("light_variant", "collapsed", Options(lambda: LIGHT_VARIANTS), "str",
+          "'collapsed' is the papers' sampler: O(1) per token whatever K, with a small bias from its frozen "
+          "word tables that vanishes as the corpus grows. 'partial' draws phi every phi_every iterations "
+          "and is exact, at O(V K) per phi draw and slower mixing.", "--light-variant",
+          "light sampler: 'partial' (exact, phi drawn) or 'collapsed' (the papers')"),
+    Param("phi_every", 1, _INT1, "int",
+          "With light_variant='partial', draw phi every this many iterations and sample the tokens given "
+          "the same phi in between: still exact, and the O(V K) draw is paid once per phi_every iterations "
+          "(checkpoint_every must be a multiple).", "--phi-every",
+          "light partial: draw phi every N iterations (still exact)", "N"),
+    Param("proposal", "mixture", Options(lambda: PROPOSAL_MODES), "str",
+          "How the light sampler's MH steps pick proposals: uniformly at random, in turn, or one kind only. "
+          "'mixture' accepts with the ratio of the mixture of the three proposals, 'scan' with the ratio of "
+          "the one picked (the papers' code); both are exact, and the mixture's ratio accepts more often.",
+          "--proposal", "light sampler's MH proposals"),
+    Param("n_mh", 6, _INT1, "int", "Metropolis-Hastings steps per token (light sampler).", "--n-mh",
+          "light: MH steps per token", "N"),
+    Param("n_gibbs", 2, _INT1, "int",
+          "Coordinate Gibbs sweeps over eta per iteration when the light sampler does not draw eta "
+          "exactly (see eta_draw)."),
+    Param("eta_draw", "auto", Options(lambda: ETA_DRAWS), "str",
+          "How the light sampler draws eta each iteration: exactly from its Gaussian conditional "
+          "(O(D K^2 T + K^3 T), as gibbs always does), by n_gibbs coordinate Gibbs sweeps (O(nnz(zbar) T)), "
+          "or 'auto': exactly where that costs at most about a tenth of an iteration, since coordinate "
+          "sweeps mix slowly when topics are few.", "--eta-draw",
+          "how light draws eta: exactly, by coordinate Gibbs sweeps, or exactly where cheap (auto)"),
+    Param("c", "auto", Number(0, open=True, auto=True), "float or 'auto'",
+          "Regularization constant weighing the labels against the words (papers: c or lambda). 'auto' "
+          "takes the loss's default: the papers' settings for hinge (1.6) and logistic (25 for two classes, "
+          "204.8 for several tasks). The value used is ``c_``.", "--c",
+          "regularization constant c (default: the loss's: hinge 1.6, logistic 25 binary / 204.8 several "
+          "tasks, regression 4)"),
+    Param("margin", "auto", Number(0, auto=True), "float or 'auto'",
+          "Hinge-loss margin l. 'auto' takes the papers' settings: 164 for two classes (c * l = 262.4), 64 "
+          "for several; 8 for multi-label data, where a wide margin leaves rare labels unpredicted. The "
+          "value used is ``margin_``.", "--margin",
+          "hinge margin l (default: 164 for two classes, 64 for more, 8 for multi-label data)"),
+    Param("sigma2", 1.0, _POSITIVE, "float", "Prior variance of each classifier weight eta_tk.", "--sigma2",
+          "prior variance of eta"),
+    Param("positive_cost", "auto", Number(0, open=True, auto=True), "float or 'auto'",
+          "Multiplies c on the positive examples of every task (the documents that carry the task's label; "
+          "for two classes, those of ``classes_[1]``): a cost-sensitive loss for rare labels. 'auto' is the "
+          "loss's default: 1 (the papers' loss) for one label per document; C - 1 for one-vs-rest on C "
+          "classes, so each binary model weighs its class's documents as much as all the others' (for the "
+          "logistic loss only up to 100 topics); 4 for multi-label data. The value used is "
+          "``positive_cost_``.", "--positive-cost",
+          "classification: c times R on each task's positive documents, for rare labels (default: the "
+          "loss's)", "R"),
+    Param("class_weight", None,
+          Custom(lambda v: v is None or (isinstance(v, str) and v == "balanced") or isinstance(v, dict),
+                 "None, 'balanced' or a dict {class: weight}"), "{None, 'balanced'} or dict",
+          "'balanced' weighs each document by n_docs / (n_classes x the documents of its class), so every "
+          "class weighs alike in the loss (as scikit-learn's); a dict {class: weight} gives the weights "
+          "(classes left out: 1). A document's c becomes c times its weight. Single-label data only; for "
+          "rare labels of multi-label data see positive_cost.", "--class-weight",
+          "classification: weigh each document by n_docs / (n_classes x its class's documents)"),
+    Param("loss", "hinge", Options(_losses("classification")), "str",
+          "Classification loss: 'hinge' is Gibbs MedLDA (inverse-Gaussian augmentation); 'logistic' is "
+          "gSLDA (Polya-Gamma augmentation), which also gives ``predict_proba``.", "--loss",
+          "the loss: hinge or logistic (classification), epsilon or squared (regression)",
+          note=" (regression losses are for MedLDARegressor)"),
+    Param("strategy", "multitask", Options(("multitask", "ovr")), "str",
+          "Several classes or labels: 'multitask' learns C classifiers on one shared set of topics; 'ovr' "
+          "trains C independent binary models, each with its own topics (in parallel processes, see n_jobs).",
+          "--strategy", "several classes or labels: shared topics, or one binary model each (ovr)"),
+    Param("epsilon", 1e-3, Number(0), "float",
+          "Width of the epsilon-insensitive loss (no penalty when |y - omega| <= epsilon).", "--epsilon",
+          "epsilon-insensitive loss width"),
+    Param("n_jobs", None,
+          Custom(lambda v: v is None or (isinstance(v, numbers.Integral) and not isinstance(v, bool) and v != 0),
+                 "None or a non-zero integer"), "int or None",
+          "Cores to use (None: 1, -1: all). The light sampler splits the documents across threads: with "
+          "light_variant='partial' the result is the same on any number of threads; with 'collapsed' each "
+          "thread samples against a snapshot of the counts, merged after each sweep. Inference of new "
+          "documents splits them across threads with any sampler, with the same result on any number. "
+          "One-vs-rest runs its C binary models in parallel processes instead (never more than C).",
+          "--n-jobs", "cores: light sampler threads, or one-vs-rest processes (-1 all cores)"),
+    Param("n_eta_avg", 5, _INT1, "int",
+          "Predict with the average of the eta samples of the last n_eta_avg iterations."),
+    Param("n_infer_burn", 100, _INT0, "int",
+          "Sweeps over a new document's topics before averaging (SPEC §7); fewer cost accuracy.",
+          "--infer-burn", "sweeps over a test document's topics before averaging", "N"),
+    Param("n_infer_avg", 200, _INT1, "int",
+          "Sweeps over which a new document's topic conditionals are averaged (after n_infer_burn). A "
+          "document's inference chain moves between topic mixes slowly, so a longer average predicts "
+          "better, at proportionally more prediction time.", "--infer-avg",
+          "sweeps whose topic conditionals are averaged for a test document", "N"),
+    Param("trace", False, Custom(lambda v: isinstance(v, (bool, int)), "True or False"), "bool",
+          "Record the log joint (SPEC §9) after every iteration in ``trace_``, a list of dicts with "
+          "iteration, seconds (sampling only) and log_joint (costs O(DK + VK) each, not counted in "
+          "seconds); LDA.fit(X, heldout=...) adds perplexity."),
+    Param("random_state", None, Custom(lambda v: True, "a seed"),
+          "int or None", "Seed; the same seed gives bitwise-identical results.", "--seed",
+          "random seed, 0 or more (same seed, same model; default: none, another model each run)"),
+    Param("verbose", 0, Custom(lambda v: isinstance(v, (bool, numbers.Integral)) and v >= 0, "an integer >= 0"),
+          "int",
+          "1 shows a progress bar (iteration, train accuracy, log likelihood, tokens/s) on stderr."),
+    Param("checkpoint_every", 0, _INT0, "int",
+          "Write the whole sampler state to checkpoint_path every this many iterations (0: never), "
+          "atomically; see resume.", "--checkpoint-every", "write a checkpoint every N iterations (0: never)",
+          "N"),
+    Param("checkpoint_path", None, Custom(lambda v: True, "a path"), "str or path",
+          "The checkpoint file (npz + JSON, no pickle).", "--checkpoint",
+          "checkpoint file: the whole sampler state (npz + JSON), replaced atomically"),
+    Param("resume", False, Custom(lambda v: isinstance(v, (bool, int)), "True or False"), "bool",
+          "Go on from checkpoint_path if it exists (same data and settings, else an error); a resumed run "
+          "ends with the same model as an uninterrupted one.", "--resume",
+          "go on from --checkpoint if it exists (same data and settings)"),
+    Param("backend", "local", Options(("local", "ray")), "str",
+          "Where training runs: this process, or data-parallel on a Ray cluster (``pip install "
+          "medlda[ray]``): n_workers actors hold document shards; exact for light_variant='partial' given "
+          "phi, approximate (stale counts within an iteration) for the collapsed samplers.", "--backend",
+          "train in this process, or data-parallel on a Ray cluster (medlda[ray])"),
+    Param("n_workers", 2, _INT1, "int", "Ray actors (document shards) when backend='ray'.", "--workers",
+          "Ray workers, one document shard each"),
+    Param("ray_address", None, Custom(lambda v: v is None or isinstance(v, str), "None or an address"),
+          "str or None", "Address of a running Ray cluster; None joins the one ray.init() finds or starts a "
+          "local one.", "--address", "Ray cluster address (default: start or join a local one)"),
+]}
+
+# the regressor's own defaults and choices for names it shares with the classifier
+REGRESSOR_PARAMS: dict[str, Param] = {
+    "c": Param("c", 4.0, _POSITIVE, "float",
+               "Regularization constant weighing the responses against the words (1 / noise variance for the "
+               "squared loss).", "--c"),
+    "loss": Param("loss", "epsilon", Options(_losses("regression")), "str",
+                  "Regression loss: 'epsilon' is MedLDA regression (epsilon-insensitive, two inverse-Gaussian "
+                  "augmentations); 'squared' is sLDA's Gaussian response.", "--loss",
+                  note=" (classification losses are for MedLDAClassifier)"),
 }
 
+TRAINING = ("n_topics", "alpha_sum", "beta", "n_iter", "sampler", "light_variant", "phi_every", "proposal", "n_mh")
+INFERENCE = ("n_infer_burn", "n_infer_avg")
+RUN = ("trace", "random_state", "verbose", "checkpoint_every", "checkpoint_path", "resume", "backend",
+       "n_workers", "ray_address")
+SUPERVISION = ("n_gibbs", "eta_draw", "n_eta_avg", "sigma2")
 
-def params_doc(*names: str) -> str:
-    """The numpydoc 'Parameters' block for the given parameter names."""
+
+def declared(names: Iterable[str], overrides: dict[str, Param] | None = None) -> dict[str, Param]:
+    """The declarations of ``names``, with an estimator's own ``overrides``."""
+    overrides = overrides or {}
+    return {n: overrides.get(n, PARAMS[n]) for n in names}
+
+
+def validate(estimator, params: dict[str, Param]) -> None:
+    """Check every declared parameter of ``estimator`` (raises ValueError naming the first bad one)."""
+    for name, param in params.items():
+        param.check(getattr(estimator, name))
+
+
+def params_doc(params: dict[str, Param]) -> str:
+    """The numpydoc 'Parameters' block of ``params``."""
     lines = ["Parameters", "----------"]
-    lines += [PARAMS[n] for n in names]
+    for p in params.values():
+        lines += [f"{p.name} : {p.kind}, default={p.default!r}", f"    {p.doc}"]
     return "\n".join(lines)
 
+
+def make_init(params: dict[str, Param]) -> Callable[..., None]:
+    """An assign-only ``__init__`` taking ``params`` (the first positionally or by keyword, the rest
+    by keyword only) with their declared defaults; its signature is what scikit-learn's
+    ``get_params``, ``clone`` and ``repr`` read."""
+    first, *rest = params.values()
+    kind = inspect.Parameter
+    signature = inspect.Signature(
+        [kind("self", kind.POSITIONAL_OR_KEYWORD), kind(first.name, kind.POSITIONAL_OR_KEYWORD, default=first.default)]
+        + [kind(p.name, kind.KEYWORD_ONLY, default=p.default) for p in rest])
+
+    def __init__(self, *args, **kwargs) -> None:
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"{type(self).__name__}: {exc}") from None
+        bound.apply_defaults()
+        for name in params:
+            setattr(self, name, bound.arguments[name])
+
+    __init__.__signature__ = signature  # type: ignore[attr-defined]
+    return __init__
+
+
 def check_param(value, name: str, kind, low=None, low_open=False) -> None:
-    """Raise ValueError unless value is of ``kind`` and above ``low`` (strictly if low_open)."""
-    ok = isinstance(value, kind) and not isinstance(value, bool)
-    if ok and low is not None:
-        ok = value > low if low_open else value >= low
-    if not ok:
-        bound = "" if low is None else f" {'>' if low_open else '>='} {low}"
-        what = "an integer" if kind is numbers.Integral else "a number" if kind is numbers.Real else \
-            f"a {getattr(kind, '__name__', 'value')}"
-        raise ValueError(f"{name} must be {what}{bound}, got {value!r}")
+    """Raise ValueError unless value is of ``kind`` (numbers.Integral or numbers.Real) and at least
+    ``low`` (above it if ``low_open``): for arguments of methods, not estimator parameters."""
+    Param(name, None, Number(low, low_open, kind is numbers.Integral), "", "").check(value)

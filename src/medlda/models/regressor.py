@@ -7,8 +7,6 @@ is a shift of eta, so it only moves the prior's mean to the data's.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.base import RegressorMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d
@@ -16,80 +14,23 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from medlda.data.corpus import count_matrix_shape
 from medlda.engine.loop import Supervision
 from medlda.evaluation.metrics import r2
-from medlda.losses import REGRESSION_LOSSES, make_loss
-from medlda.models.base import (
-    RUN_PARAMS,
-    TopicModel,
-    check_sample_weight,
-    fit_corpus,
-    poor_score_tags,
-)
-from medlda.models.params import check_param, params_doc
-
-REGRESSION_C = 4.0  # measured on the hotel reviews (see the c parameter's documentation)
+from medlda.losses import make_loss
+from medlda.models.base import TopicModel, check_sample_weight, fit_corpus, poor_score_tags
+from medlda.models.params import INFERENCE, REGRESSOR_PARAMS, RUN, SUPERVISION, TRAINING, declared
 
 
 class MedLDARegressor(RegressorMixin, TransformerMixin, TopicModel):
-    __doc__ = ("Supervised topic model for a real response: MedLDA regression (epsilon-insensitive\n"
-               "loss) or sLDA (squared loss). ``score`` is the predictive R^2.\n\n"
-               + params_doc("n_topics", "alpha_sum", "beta", "c_regression", "epsilon", "sigma2",
-                            "loss_regression", "n_iter", "sampler", "light_variant", "phi_every", "proposal", "n_mh",
-                            "n_gibbs", "eta_draw", "n_jobs", "n_eta_avg", "n_infer_burn", "n_infer_avg", "trace",
-                            "random_state", "verbose", *RUN_PARAMS))
+    """Supervised topic model for a real response: MedLDA regression (epsilon-insensitive loss) or
+    sLDA (squared loss). ``score`` is the predictive R^2."""
+
+    parameters = declared((*TRAINING[:3], "c", "epsilon", "sigma2", "loss", *TRAINING[3:], *SUPERVISION[:2],
+                           "n_jobs", "n_eta_avg", *INFERENCE, *RUN), REGRESSOR_PARAMS)
 
     def __sklearn_tags__(self):
         return poor_score_tags(super().__sklearn_tags__())
 
-    def __init__(self, n_topics: int = 20, *, alpha_sum: float = 6.4, beta: float = 0.01,
-                 c: float = REGRESSION_C, epsilon: float = 1e-3, sigma2: float = 1.0,
-                 loss: str = "epsilon", n_iter: int = 50, sampler: str = "gibbs",
-                 light_variant: str = "collapsed", phi_every: int = 1, proposal: str = "mixture", n_mh: int = 6,
-                 n_gibbs: int = 2, eta_draw: str = "auto", n_jobs: int | None = None, n_eta_avg: int = 5,
-                 n_infer_burn: int = 100, n_infer_avg: int = 200,
-                 trace: bool = False, random_state=None, verbose: int = 0, checkpoint_every: int = 0,
-                 checkpoint_path=None, resume: bool = False, backend: str = "local", n_workers: int = 2,
-                 ray_address: str | None = None):
-        self.n_topics = n_topics
-        self.alpha_sum = alpha_sum
-        self.beta = beta
-        self.c = c
-        self.epsilon = epsilon
-        self.sigma2 = sigma2
-        self.loss = loss
-        self.n_iter = n_iter
-        self.sampler = sampler
-        self.light_variant = light_variant
-        self.phi_every = phi_every
-        self.proposal = proposal
-        self.n_mh = n_mh
-        self.n_gibbs = n_gibbs
-        self.eta_draw = eta_draw
-        self.n_jobs = n_jobs
-        self.n_eta_avg = n_eta_avg
-        self.n_infer_burn = n_infer_burn
-        self.n_infer_avg = n_infer_avg
-        self.trace = trace
-        self.random_state = random_state
-        self.verbose = verbose
-        self.checkpoint_every = checkpoint_every
-        self.checkpoint_path = checkpoint_path
-        self.resume = resume
-        self.backend = backend
-        self.n_workers = n_workers
-        self.ray_address = ray_address
-
-    def _validate(self) -> None:
-        self._validate_common()
-        check_param(self.c, "c", numbers.Real, 0, low_open=True)
-        check_param(self.epsilon, "epsilon", numbers.Real, 0)
-        check_param(self.sigma2, "sigma2", numbers.Real, 0, low_open=True)
-        check_param(self.n_eta_avg, "n_eta_avg", numbers.Integral, 1)
-        if self.loss not in REGRESSION_LOSSES:
-            raise ValueError(f"loss must be one of {list(REGRESSION_LOSSES)} for regression, got {self.loss!r}")
-
     def _make_loss(self):
-        options = {"epsilon": self.epsilon} if self.loss == "epsilon" else {}
-        return make_loss(self.loss, self.c, **options)
+        return make_loss(self.loss, self.c, epsilon=self.epsilon)
 
     def fit(self, X, y, sample_weight=None) -> "MedLDARegressor":
         """Learn topics and the response's linear model jointly from documents X and responses y;
@@ -136,18 +77,20 @@ class MedLDARegressor(RegressorMixin, TransformerMixin, TopicModel):
     def predict(self, X) -> np.ndarray:
         """Predicted responses eta . zbar + y_mean_."""
         check_is_fitted(self, "eta_samples_")
-        return self._predict_from(self._zbar(X))
+        return self.predict_from_topics(self._zbar(X))
 
-    def _predict_from(self, zbar: np.ndarray) -> np.ndarray:
+    def predict_from_topics(self, zbar: np.ndarray) -> np.ndarray:
+        """``predict`` from topic features already inferred (``transform``'s output)."""
         return zbar @ self.eta_[0] + self.y_mean_
 
     def decision_contributions(self, X) -> np.ndarray:
         """(D, K) each topic's part zbar_dk * eta_k of the prediction: rows sum to the predicted
         response minus ``y_mean_`` (``medlda.evaluation.explain``)."""
         check_is_fitted(self, "eta_samples_")
-        return self._contributions_from(self._zbar(X))
+        return self.contributions_from_topics(self._zbar(X))
 
-    def _contributions_from(self, zbar: np.ndarray) -> np.ndarray:
+    def contributions_from_topics(self, zbar: np.ndarray) -> np.ndarray:
+        """``decision_contributions`` from topic features already inferred."""
         return zbar * self.eta_[0]
 
     def class_topics(self, n: int = 3) -> dict:

@@ -103,7 +103,7 @@ def plot_topics(model, topics: Sequence[int] | None = None, n_words: int = 10, v
     if bad:
         raise ValueError(f"topics {bad} out of range: the model has {phi.shape[0]} topics")
     ids = model.top_word_ids(n_words, relevance)  # one ranking for the bars and their labels
-    words = model._words_of(ids, vocabulary)
+    words = model.words_of(ids, vocabulary)
     fig, axes = _panels(ax, len(topics), ncols=4, panel_size=(3.2, 0.25 * n_words + 1.0))
     for a, k in zip(axes, topics):
         top = phi[k, ids[k]]
@@ -148,19 +148,19 @@ def plot_explanation(model, X, doc: int = 0, n_topics: int = 8, n_words: int = 5
     if not 0 <= doc < n_docs:
         raise ValueError(f"doc {doc} is out of range: X has {n_docs} documents")
     classifier = hasattr(model, "classes_")
-    task = model._label_task(label) if classifier else None  # refused before the inference
+    task = model.label_index(label) if classifier else None  # refused before the inference
     zbar = model.transform(X)
     if classifier:
-        parts = model._contributions_from(zbar, task)[doc]
+        parts = model.contributions_from_topics(zbar, task)[doc]
         if task is None:
-            predicted = model._labels_from(model._decision_from(zbar))[doc]
+            predicted = model.labels_from_decision(model.decision_from_topics(zbar))[doc]
             margin = "|omega|" if model.eta_.shape[0] == 1 else "margin over the runner-up"
             title = f"document {doc}: predicted {predicted} ({margin} {parts.sum():.3g})"
         else:
             title = f"document {doc}: score of {model.classes_[task]} = {parts.sum():+.3g}"
     else:
-        parts = model._contributions_from(zbar)[doc]
-        title = f"document {doc}: predicted {model._predict_from(zbar)[doc]:.4g} (mean {model.y_mean_:.4g})"
+        parts = model.contributions_from_topics(zbar)[doc]
+        title = f"document {doc}: predicted {model.predict_from_topics(zbar)[doc]:.4g} (mean {model.y_mean_:.4g})"
     ids, values = top_topics(parts[None, :], n_topics, absolute=True)
     words = model.top_words(n_words, vocabulary)
     fig, (a,) = _panels(ax, 1, panel_size=(7.0, 0.4 * ids.shape[1] + 1.2))

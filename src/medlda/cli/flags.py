@@ -1,0 +1,76 @@
+"""Command-line flags derived from the estimators' declared parameters (``medlda.models.params``).
+
+``medlda train`` offers every parameter that declares a flag, under the parameter's own name as
+its destination, with the declared choices, bounds and help; a flag left out means "the
+estimator's default", so defaults are written once, in the declaration.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Callable
+
+from medlda.models.params import PARAMS, REGRESSOR_PARAMS, Custom, Number, Options, Param
+
+
+def number(text: str, kind: type, what: str):
+    """``kind(text)``, or the argparse error 'not {what}'."""
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+
+
+def int_at_least(minimum: int, why: str = "") -> Callable[[str], int]:
+    """argparse type: an integer of at least ``minimum`` (``why``: the reason, said in the error)."""
+    def parse(text: str) -> int:
+        value = number(text, int, "an integer")
+        if value < minimum:
+            reason = f" ({why})" if why else ""
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}{reason}, got {value}")
+        return value
+    return parse
+
+
+def _argument(param: Param) -> dict:
+    """``add_argument`` keywords for ``param``'s flag."""
+    rule = param.rule
+    shared = param.name in REGRESSOR_PARAMS  # the estimators differ: each keeps its own default
+    default = None if shared or param.default == "auto" else param.default
+    kwargs: dict = {"dest": param.name, "default": default}
+    if param.metavar:
+        kwargs["metavar"] = param.metavar
+    if isinstance(rule, Options):
+        kwargs["choices"] = sorted({*rule.choices(), *(REGRESSOR_PARAMS[param.name].rule.choices() if shared else ())})
+    elif isinstance(rule, Number) and rule.integer:
+        kwargs["type"] = int_at_least(int(rule.low))
+    elif isinstance(rule, Number):  # the estimator checks the bound and names the parameter
+        kwargs["type"] = float
+    elif param.default is False:
+        kwargs = {"dest": param.name, "action": "store_true"}
+    elif param.name == "class_weight":
+        kwargs["choices"] = ["balanced"]
+    elif param.name == "n_jobs":
+        kwargs["type"] = int
+    elif param.name == "random_state":
+        kwargs["type"] = int_at_least(0)
+    elif not isinstance(rule, Custom):
+        raise TypeError(f"no command-line form for {param.name}")
+    help_text = param.help or param.doc
+    if default not in (None, False):
+        help_text += f" (default {default})"
+    kwargs["help"] = help_text.replace("%", "%%")
+    return kwargs
+
+
+def add_parameter_flags(parser: argparse.ArgumentParser, skip: tuple[str, ...] = ()) -> None:
+    """Add the flag of every declared parameter that has one, but those in ``skip``."""
+    for param in PARAMS.values():
+        if param.flag and param.name not in skip:
+            parser.add_argument(param.flag, **_argument(param))
+
+
+def estimator_arguments(args: argparse.Namespace, estimator: type) -> dict:
+    """The parameters of ``estimator`` given on the command line (flags left out are not passed)."""
+    return {name: getattr(args, name) for name, param in estimator.parameters.items()
+            if param.flag and getattr(args, name, None) is not None}
