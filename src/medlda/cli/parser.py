@@ -58,11 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     _output_args(t)
     t.set_defaults(func=cmd_train)
 
-    r = sub.add_parser("predict", help="predict labels of documents with a saved model")
-    r.add_argument("--model", required=True, help=MODEL_HELP)
-    _data_args(r, "--input", required=True, help="documents to label",
-               labels="true labels, if any, to score the predictions against (accuracy, F1 or r2, on stderr); "
-                      + TRAINED_LABELS)
+    r = _model_command(sub, "predict", "predict labels of documents with a saved model", "documents to label",
+                       "true labels, if any, to score the predictions against (accuracy, F1 or r2, on stderr); "
+                       + TRAINED_LABELS)
     r.add_argument("--out", help="write one predicted label per line to this file")
     r.add_argument("--proba", action="store_true",
                    help="also each class's probability (logistic loss): tab-separated lines under a header "
@@ -74,20 +72,16 @@ def build_parser() -> argparse.ArgumentParser:
     _inference_args(r, "predictions")
     r.set_defaults(func=cmd_predict)
 
-    e = sub.add_parser("evaluate", help="a saved model's errors on labeled documents, overall and per class")
-    e.add_argument("--model", required=True, help=MODEL_HELP)
-    _data_args(e, "--input", required=True, help="labeled documents",
-               labels="the true labels; " + TRAINED_LABELS)
+    e = _model_command(sub, "evaluate", "a saved model's errors on labeled documents, overall and per class",
+                       "labeled documents", "the true labels; " + TRAINED_LABELS)
     e.add_argument("--confusion", action="store_true", help="also print the confusion matrix (always in --json)")
     e.add_argument("--n-jobs", type=int, default=None,
                    help="cores for inference (default: the model's n_jobs; -1 all cores)")
     _output_args(e)
     e.set_defaults(func=cmd_evaluate)
 
-    f = sub.add_parser("transform", help="each document's topic proportions under a saved model")
-    f.add_argument("--model", required=True, help=MODEL_HELP)
-    _data_args(f, "--input", required=True, help="documents whose topics to infer",
-               labels="not used by transform")
+    f = _model_command(sub, "transform", "each document's topic proportions under a saved model",
+                       "documents whose topics to infer", "not used by transform")
     f.add_argument("--out", help="write the proportions to this file: tab-separated text under a header "
                                  "of topic ids, or a NumPy array if it ends in .npy")
     f.add_argument("--top", type=_positive_int, default=None, metavar="N",
@@ -161,6 +155,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="random seed of the drawn data and the training (default 0)")
     _output_args(d)
     d.set_defaults(func=cmd_demo)
+    return p
+
+
+def _model_command(sub, name: str, help: str, input_help: str, labels: str) -> argparse.ArgumentParser:
+    """A sub-command that applies a saved model (--model) to documents (--input)."""
+    p = sub.add_parser(name, help=help)
+    p.add_argument("--model", required=True, help=MODEL_HELP)
+    _data_args(p, "--input", required=True, help=input_help, labels=labels)
     return p
 
 
