@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from medlda.losses import losses_for
-from medlda.samplers import BLOCK_SIMULATIONS, ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, SAMPLERS
+from medlda.samplers import BLOCK_SIMULATIONS, ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, REGISTRY
 
 
 class Rule:
@@ -123,7 +123,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
     Param("n_iter", 50, _INT1, "int",
           "Training iterations (one aux draw, one sweep over all tokens, one eta draw each).", "--iters",
           "training iterations"),
-    Param("sampler", "gibbs", Options(lambda: SAMPLERS), "str",
+    Param("sampler", "gibbs", Options(lambda: tuple(REGISTRY)), "str",
           "'gibbs' is the exact collapsed sampler, O(K) per token: the reference. 'light' is LightMedLDA: "
           "Metropolis-Hastings with doc, word and exp proposals from alias tables, O(1) per token. "
           "'blocked' (LDA only) redraws all tokens of one word in one document jointly (SPEC §8).",

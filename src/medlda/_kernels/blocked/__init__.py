@@ -1,1 +1,2 @@
-"""_kernels.blocked"""
+"""Kernels of blocked collapsed Gibbs (SPEC §8): the sweep (``sweep``), the exact block
+normalizers (``normalizers``) and the level tables of nested simulation (``levels``)."""
