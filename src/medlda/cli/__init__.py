@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import sys
 
-from medlda.exceptions import MedLDAError
 from medlda.cli.common import CLIError
 from medlda.cli.parser import build_parser
+from medlda.exceptions import MedLDAError
 
 __all__ = ["CLIError", "main"]
 

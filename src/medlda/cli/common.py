@@ -10,8 +10,8 @@ import sys
 import numpy as np
 
 from medlda.data.corpus import NPY_META, Corpus
-from medlda.exceptions import MedLDAError
 from medlda.data.readers.tables import TABLE_FORMATS
+from medlda.exceptions import MedLDAError
 
 
 class CLIError(MedLDAError):

@@ -8,10 +8,18 @@ import sys
 
 import numpy as np
 
-from medlda.io.atomic import atomic_write, check_writable
+from medlda.cli.common import (
+    CLIError,
+    doc_ids,
+    load_with_jobs,
+    model_label_column,
+    model_targets,
+    model_vocabulary,
+    no_labels_hint,
+    read_data,
+)
 from medlda.evaluation.scoring import model_task
-from medlda.cli.common import (CLIError, doc_ids, load_with_jobs, model_label_column, model_targets, model_vocabulary,
-                     no_labels_hint, read_data)
+from medlda.io.atomic import atomic_write, check_writable
 
 
 def cmd_predict(args) -> int:

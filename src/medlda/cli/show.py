@@ -8,10 +8,16 @@ import sys
 
 import numpy as np
 
+from medlda.cli.common import (
+    CLIError,
+    coherence_of,
+    load_with_jobs,
+    model_label_column,
+    model_targets,
+    model_vocabulary,
+    read_data,
+)
 from medlda.io.atomic import check_writable
-from medlda.cli.common import (CLIError, coherence_of, load_with_jobs, model_label_column, model_targets, model_vocabulary,
-                     read_data)
-
 
 PLOT_KINDS = ["trace", "topics", "class-topics", "map", "confusion", "predictions", "explain"]
 

@@ -7,11 +7,20 @@ import os
 
 import numpy as np
 
+from medlda.cli.common import (
+    CLIError,
+    check_seen,
+    check_single_labels,
+    coherence_of,
+    no_labels_hint,
+    read_data,
+    remember_label_column,
+    show_progress,
+    warn,
+)
 from medlda.cli.flags import estimator_arguments
 from medlda.data.corpus import Corpus
 from medlda.io.atomic import atomic_write_text, check_writable
-from medlda.cli.common import (CLIError, check_seen, check_single_labels, coherence_of, no_labels_hint, read_data,
-                     remember_label_column, show_progress, warn)
 
 TEST_MEASURES = ("accuracy", "log_loss", "f1_micro", "f1_macro", "r2", "perplexity")  # on --test or --holdout data
 
@@ -141,8 +150,8 @@ def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict, n_to
     """Pick the task from the labels (or --task), build the estimator of ``n_topics`` topics, fit
     it; return it, the task and the test targets (None without --test)."""
     from medlda import MedLDAClassifier
-    from medlda.models.regressor import MedLDARegressor
     from medlda.data.tasks import auto_task_warning, detect_task, label_matrix, targets
+    from medlda.models.regressor import MedLDARegressor
 
     if train.labels is None:
         hint = no_labels_hint(args, args.train)

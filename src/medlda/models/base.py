@@ -11,15 +11,16 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
+from tqdm.auto import tqdm
 
 from medlda.data.corpus import Corpus, check_count_matrix, is_id_vocabulary
-from medlda.evaluation.coherence import topic_coherence
 from medlda.engine.checkpoint import Checkpoints, check_run_params
 from medlda.engine.local import LocalBackend
 from medlda.engine.loop import Supervision, train
 from medlda.engine.progress import ProgressBar
 from medlda.engine.ray import ray_backend
 from medlda.engine.warmup import warm_up
+from medlda.evaluation.coherence import topic_coherence
 from medlda.io.model_file import register_estimator, save_model
 from medlda.models.labels import effective_jobs
 from medlda.models.params import Param, check_param, make_init, params_doc, validate
@@ -184,7 +185,6 @@ class TopicModel(BaseEstimator):
         rng = np.random.default_rng(self.random_state)
         bar = None
         if self.verbose:
-            from tqdm.auto import tqdm
             bar = tqdm(total=corpus.n_docs, desc="inference", unit="doc", dynamic_ncols=True)
         try:
             counts = self._make_sampler().infer(corpus.word_ids, corpus.doc_ptr, self._phi_wk(), self._alpha(),
