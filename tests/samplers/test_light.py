@@ -650,7 +650,7 @@ def test_collapsed_sweep_draws_each_proposal_kind_through_its_row():
     from numba import njit
 
     from medlda._kernels.alias import build_alias
-    from medlda._kernels.light.sweeps import DOC, EXP, ROW, _draw_kind, _put_alias, _put_doc_topic, _set_row
+    from medlda._kernels.light.proposals import DOC, EXP, ROW, draw_kind, put_alias, put_doc_topic, set_row
     from medlda._kernels.light.word_hash import topic_view
 
     @njit
@@ -661,20 +661,20 @@ def test_collapsed_sweep_draws_each_proposal_kind_through_its_row():
         prob, alias, q = np.empty(n_topics), np.empty(n_topics, np.int64), np.empty(n_topics)
         small, large = np.empty(n_topics, np.int64), np.empty(n_topics, np.int64)
         build_alias(alpha, prob, alias, q, small, large)
-        _put_alias(table, topics, 0, prob, alias)
+        put_alias(table, topics, 0, prob, alias)
         build_alias(exp_w, prob, alias, q, small, large)
-        _put_alias(table, topics, n_topics, prob, alias)
+        put_alias(table, topics, n_topics, prob, alias)
         for j in range(z.size):
-            _put_doc_topic(table, topics, 2 * n_topics + j, z[j])
+            put_doc_topic(table, topics, 2 * n_topics + j, z[j])
         rows_f, rows_i = np.zeros(3 * ROW), np.zeros(3 * ROW, np.int64)
         alpha_sum = alpha.sum()
-        _set_row(rows_f, rows_i, DOC, z.size / (z.size + alpha_sum), z.size + alpha_sum, 2 * n_topics, z.size,
-                 n_topics * (z.size + alpha_sum) / alpha_sum, 0, n_topics)
-        _set_row(rows_f, rows_i, EXP, 2.0, n_topics, n_topics, n_topics, n_topics, n_topics, n_topics)
+        set_row(rows_f, rows_i, DOC, z.size / (z.size + alpha_sum), z.size + alpha_sum, 2 * n_topics, z.size,
+                n_topics * (z.size + alpha_sum) / alpha_sum, 0, n_topics)
+        set_row(rows_f, rows_i, EXP, 2.0, n_topics, n_topics, n_topics, n_topics, n_topics, n_topics)
         out = np.empty((2, n), np.int64)
         for i in range(n):
-            state, out[0, i] = _draw_kind(state, rows_f, rows_i, DOC, table, topics)
-            state, out[1, i] = _draw_kind(state, rows_f, rows_i, EXP, table, topics)
+            state, out[0, i] = draw_kind(state, rows_f, rows_i, DOC, table, topics)
+            state, out[1, i] = draw_kind(state, rows_f, rows_i, EXP, table, topics)
         return out
 
     z = np.array([3, 0, 3, 3, 1, 0, 3])
@@ -700,7 +700,8 @@ def test_exp_table_draws_its_q_in_either_form(form):
     from numba import njit
 
     from medlda._kernels.alias import draw_alias
-    from medlda._kernels.light.sweeps import EXP, REJECT, ROW, _draw_kind, _put_alias, _set_row, exp_table
+    from medlda._kernels.light.exp_table import REJECT, exp_table
+    from medlda._kernels.light.proposals import EXP, ROW, draw_kind, put_alias, set_row
     from medlda._kernels.light.word_hash import topic_view
 
     @njit
@@ -711,18 +712,18 @@ def test_exp_table_draws_its_q_in_either_form(form):
         exp_table(eta, b, p, exp_w, prob, alias, q, small, large, n_draws)
         table = np.zeros(2 * n_topics, np.float32)
         topics = topic_view(table)
-        _put_alias(table, topics, 0, prob, alias)
+        put_alias(table, topics, 0, prob, alias)
         rows_f, rows_i = np.zeros(3 * ROW), np.zeros(3 * ROW, np.int64)
-        _set_row(rows_f, rows_i, EXP, 2.0, n_topics, 0, n_topics, n_topics, 0, n_topics)
+        set_row(rows_f, rows_i, EXP, 2.0, n_topics, 0, n_topics, n_topics, 0, n_topics)
         out = np.empty((2, n), np.int64)
         for i in range(n):
             state, k = draw_alias(state, prob, alias)
             while k < 0:
                 state, k = draw_alias(state, prob, alias)
             out[0, i] = k
-            state, k = _draw_kind(state, rows_f, rows_i, EXP, table, topics)
+            state, k = draw_kind(state, rows_f, rows_i, EXP, table, topics)
             while k < 0:
-                state, k = _draw_kind(state, rows_f, rows_i, EXP, table, topics)
+                state, k = draw_kind(state, rows_f, rows_i, EXP, table, topics)
             out[1, i] = k
         return out, q, alias
 

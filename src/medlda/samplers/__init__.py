@@ -4,7 +4,7 @@ done (``base.Sampler``). "gibbs" is exact collapsed Gibbs (the reference), "ligh
 registers them in this order."""
 
 # imported in registration order (the reference sampler first), not sorted
-from medlda._kernels.light.sweeps import PROPOSAL_MODES  # noqa: I001
+from medlda._kernels.light.proposals import PROPOSAL_MODES  # noqa: I001
 from medlda.samplers.base import ETA_DRAWS, REGISTRY, Sampler, WarmUp, make_sampler, register, sampler_class
 from medlda.samplers.gibbs import ExactGibbs
 from medlda.samplers.light import EXACT_ETA_WORK, LIGHT_VARIANTS, HashedCounts, Light, LightCache

@@ -11,7 +11,8 @@ from medlda._kernels.alias import build_alias_rows
 from medlda._kernels.counts import fill_doc_topic
 from medlda._kernels.dirichlet import draw_phi_tables
 from medlda._kernels.eta import coordinate_eta_sweeps
-from medlda._kernels.light.sweeps import PROPOSAL_MODES, proposal_scratch, sweeps_for, task_kind
+from medlda._kernels.light.proposals import PROPOSAL_MODES, proposal_scratch, task_kind
+from medlda._kernels.light.sweeps import sweeps_for
 from medlda._kernels.light.word_hash import (
     META_COLUMNS,
     TABLE_STRIDE,
