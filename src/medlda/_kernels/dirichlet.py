@@ -2,8 +2,8 @@
 light sampler built in the same pass (SPEC §4a).
 
 Gamma draws (Marsaglia-Tsang, shape < 1 boosted by U^(1/a)) are made in log space: gamma(0.01)
-underflows to exactly 0 about once in a thousand draws in linear space (PERFORMANCE.md), in log
-space only after normalization, where the value is below any double anyway.
+underflows to exactly 0 about once in a thousand draws in linear space, in log space only after
+normalization, where the value is below any double anyway.
 """
 
 import numpy as np
@@ -41,7 +41,7 @@ def _log_gamma_small(state, inv_shape, lam, p_right):
     Gamma(1 + shape) / (1 + w), 0.99 at the usual beta = 0.01. On z >= 0 (all but 0.4% of tries
     at beta = 0.01) log g = log(u') / shape for a uniform u', and the try is accepted with
     probability exp(-g) >= 1 - g, so a uniform above g accepts without a log: a log, an exp and
-    two uniforms a draw, where the boosted Marsaglia-Tsang draw took a normal (log, sqrt, cos),
+    two uniforms a draw, where the boosted Marsaglia-Tsang draw needs a normal (log, sqrt, cos),
     three more logs and three uniforms. Nearly every phi entry has shape beta (count 0)."""
     while True:
         state, u = next_uniform(state)

@@ -35,7 +35,7 @@ def dense_topic_columns(zbar_kd):
 def topic_columns_from_counts(n_dk, doc_lengths):
     """zbar_dk = n_dk / N_d as sparse topic columns (ptr, doc, value), as ``dense_topic_columns``
     gives, read straight from the doc-topic counts (D, K) row by row: no dense (D, K) zbar and no
-    transposed copy (at K = 400 on 20 Newsgroups those cost more than the eta draw)."""
+    transposed copy (at large K and D those would cost more than the eta draw)."""
     n_docs, n_topics = n_dk.shape
     ptr = np.zeros(n_topics + 1, np.int64)
     for d in range(n_docs):
@@ -54,7 +54,7 @@ def topic_columns_from_counts(n_dk, doc_lengths):
             if c != 0:
                 j = cursor[k]
                 doc[j] = d
-                value[j] = c / length  # as SamplerState.zbar divides: the same bits
+                value[j] = c / length  # as ChainState.zbar divides: the same bits
                 cursor[k] = j + 1
     return ptr, doc, value
 

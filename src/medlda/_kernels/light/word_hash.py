@@ -7,9 +7,8 @@ blocks out afresh, each sized by the word's non-zero topics with room for ``ROOM
 (``block_cap``: load at most 1/2, so a probe ends within a cache line or two). A word that gains
 topics mid-sweep past half its block is moved to a block twice the size in the spill area after
 the compact region (``insert_topic``). The spill area is sized for the worst case
-(``spill_bound``) but only touched where used, so the hash that stays in cache is a few MB where
-direct addressing took 37 MB (20 Newsgroups, K = 1000): most of the light sweep's cache misses
-were in it.
+(``spill_bound``) but only touched where used, so the part of the hash a sweep reads can stay in
+cache where a dense V x K table would not.
 
 The frozen count is the count at the last compaction: the word proposal's table is built from it,
 and the MH ratio reads it back to get the stored q (SPEC §4a).
@@ -41,8 +40,7 @@ def new_word_table(n_entries: int, n_topics: int) -> np.ndarray:
     """Room for ``n_entries`` proposal alias entries (``compact_and_build``): 8 bytes each (a
     float32 probability, two int16 topics; eight to a cache line) for up to ``NARROW_TOPICS``
     topics, else 16 (float64, two int32). The narrow entries halve the tables that a word's draws
-    read at random: an LDA sweep at K = 1000 took 0.88-0.92x the time (K = 100 and the binary task:
-    0.99-1.00x). A float32 probability shifts what a draw returns by at most 2^-25 / n of an
+    read at random. A float32 probability shifts what a draw returns by at most 2^-25 / n of an
     n-entry table, far below the collapsed sampler's bias from its frozen proposals (SPEC §4a)."""
     dtype = np.float32 if n_topics <= NARROW_TOPICS else np.float64
     return np.empty(TABLE_STRIDE * n_entries, dtype)
@@ -83,13 +81,11 @@ ROOM = 6  # topics a word's compact block takes in before its load passes 1/2 (`
 @njit(cache=True, inline="always")
 def block_cap(n):
     """Compact block size for a word with n non-zero topics: ``cap_for(n + ROOM)``. Without the
-    room a word of few topics fills its block with its first new one or two; then it moves to the
-    spill area (1,862 moves a warm binary sweep at K = 400, none with it), and at load near 1/2
-    a lookup of an absent topic (70% of an MH step's) is expected to take 2.5 probes (linear
-    probing's (1 + 1 / (1 - load)^2) / 2), past the two ``find_slot`` settles by selects. A
-    binary sweep at K = 400 takes 0.93-0.94x the time, LDA
-    0.96-0.99x at K = 100 and 0.99-1.0x at K = 1000, where relative room (twice the slots) took
-    1.10x: frequent words' large blocks then leave the cache."""
+    room a word of few topics fills its block with its first new one or two and moves to the
+    spill area, and at load near 1/2 a lookup of an absent topic is expected to take 2.5 probes
+    (linear probing's (1 + 1 / (1 - load)^2) / 2), past the two ``find_slot`` settles by selects.
+    The room is a fixed number of topics, not a factor: doubling every block would push frequent
+    words' large blocks out of the cache."""
     return cap_for(n + ROOM)
 
 
@@ -108,9 +104,9 @@ def spill_bound(word_totals, n_topics):
 def find_slot(slots, base, mask, k):
     """Slot index of topic k in a word's block, or -(free slot) - 1 where it would be inserted.
     The first two probes settle almost every lookup (blocks are at most half full), so they are
-    read together and settled by selects: one branch where the probe loop took two per probe,
-    each as random as whether a proposed topic is in the word (70% of MH steps' lookups are not).
-    (Unsigned indices spare numba's negative-index wraparound code on this hot path.)"""
+    read together and settled by selects: one branch where a probe loop would take two per probe,
+    each as unpredictable as whether a proposed topic is in the word. (Unsigned indices spare
+    numba's negative-index wraparound code on this hot path.)"""
     h0 = k & mask
     h1 = (h0 + 1) & mask
     j0 = base + h0
@@ -193,9 +189,8 @@ def insert_topic(word_meta, slots, top, v, k, j):
 
 def slot_dtype(max_word_total: int, n_topics: int) -> type:
     """int16 slots when no count can pass 32767 (a word's count in one topic is at most its
-    total, fixed by the corpus) and topics fit, else int32. Six-byte slots put more of the hash
-    in cache: the K = 1000 sweep took 0.88-0.95x the time of 12-byte ones (20 Newsgroups LDA,
-    whose largest word total is 12,345)."""
+    total, fixed by the corpus) and topics fit, else int32: six-byte slots put more of the hash
+    in cache."""
     small = np.iinfo(np.int16).max
     return np.int16 if max_word_total <= small and n_topics <= small + 1 else np.int32
 
@@ -203,7 +198,7 @@ def slot_dtype(max_word_total: int, n_topics: int) -> type:
 def new_slots(n_slots: int, dtype: type = np.int32) -> np.ndarray:
     """Room for ``n_slots`` hash slots (triples of ``dtype``), allocated by NumPy: it asks Linux
     for transparent huge pages (2 MB) for arrays of 4 MB and more, and numba's allocator does not.
-    On 4 KB pages a probe of the 31 MB hash of K = 1000 misses the TLB as well as the cache."""
+    On 4 KB pages a probe into a large hash misses the TLB as well as the cache."""
     return np.empty(3 * n_slots, dtype)
 
 
@@ -232,7 +227,7 @@ def _new_block(word_meta, slots, v, n, top):
 @njit(cache=True)
 def dense_rows(n_wk):
     """(non-zero topics, total count) of each word of dense counts (V, K), in one pass without a
-    branch (LDA at K = 1000 on 20 Newsgroups: 53M counts, 5% of them non-zero at a random start)."""
+    branch (most counts are zero, so a branch on each would be mispredicted often)."""
     n_words, n_topics = n_wk.shape
     nnz = np.zeros(n_words, np.int64)
     totals = np.zeros(n_words, np.int64)
@@ -320,8 +315,8 @@ def compact_bound(word_meta: np.ndarray, spill: int) -> int:
 @njit(cache=True)
 def _compact_into(word_meta, slots, fresh, n_k, beta, vbeta, word_table, inv_frozen):
     """``compact_and_build``'s work in one pass over the words: each word's non-zero topics
-    gathered from its old block, its new block laid out, cleared and filled, its table built
-    (a pass to count them first, then one to lay out, took 1.1-1.2x the time); returns top."""
+    gathered from its old block, its new block laid out, cleared and filled, its table built;
+    returns top."""
     n_topics = n_k.size
     n_words = word_meta.shape[0]
     meta_f = word_meta.view(np.float64)
