@@ -1,16 +1,24 @@
-"""Exact answers for tiny problems, written independently of the package's kernels.
+"""Exact answers for tiny problems, written independently of the package's kernels, and the one
+harness that runs the package's chains against them.
 
-Enumerated posteriors over every assignment Z, and a chi-square goodness-of-fit test with a
-stated false-alarm rate, shared by the sampler tests.
+Enumerated posteriors over every assignment Z (with a fixed supervision or a loss with eta
+integrated out), a chi-square goodness-of-fit test with a stated false-alarm rate, and ``Tiny``:
+a corpus whose independent chains (``sweeps`` of a sampler, or the ``trained`` loop) give a
+histogram to test against its posterior. Only the chains use the package.
 """
 
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 from scipy.special import gammaln
+
+from medlda.engine.local import LocalBackend
+from medlda.engine.loop import Supervision, train
+from medlda.engine.state import ChainState
 
 FALSE_ALARM = 1e-3  # probability that a correct sampler fails one goodness-of-fit test
 
@@ -80,3 +88,111 @@ def state_index(z: np.ndarray, n_topics: int) -> int:
     for k in z:
         idx = idx * n_topics + int(k)
     return idx
+
+
+# -- log psi of every loss, and the factors a supervised posterior multiplies p(W, Z) by ------------
+def log_psi(name: str, params: dict, y: float, omega: np.ndarray) -> np.ndarray:
+    """log psi(y | omega) of SPEC §2's table, before augmentation (written here independently)."""
+    c = params["c"]
+    if name == "hinge":
+        return -2 * c * np.maximum(0.0, params["margin"] - y * omega)
+    if name == "logistic":
+        return c * y * omega - c * np.logaddexp(0.0, omega)
+    if name == "squared":
+        return -c * (y - omega) ** 2 / 2
+    return -2 * c * np.maximum(0.0, np.abs(y - omega) - params["epsilon"])
+
+
+def fixed_augmentation(eta: np.ndarray, kappa: np.ndarray, w: np.ndarray):
+    """log factor of Z given a fixed classifier and augmentation: sum kappa omega - w omega^2 / 2,
+    omega = zbar eta^T (SPEC (3), T tasks)."""
+    def factor(zbar: np.ndarray) -> float:
+        omega = zbar @ eta.T
+        return float(np.sum(kappa * omega - 0.5 * w * omega ** 2))
+    return factor
+
+
+def loss_evidence(name: str, params: dict, y, sigma2: float = 1.0):
+    """log factor of Z with eta ~ N(0, sigma2 I) integrated out numerically over a grid (two topics
+    only), psi before augmentation: log of the integral of prior(eta) prod_d psi(y_d | zbar_d eta)."""
+    grid = np.linspace(-9, 9, 541)
+    e0, e1 = np.meshgrid(grid, grid, indexing="ij")
+    log_prior = -(e0 ** 2 + e1 ** 2) / (2 * sigma2)
+
+    def factor(zbar: np.ndarray) -> float:
+        log_f = log_prior.copy()
+        for d in range(zbar.shape[0]):
+            log_f += log_psi(name, params, y[d], e0 * zbar[d, 0] + e1 * zbar[d, 1])
+        top = log_f.max()
+        return float(top + np.log(np.exp(log_f - top).sum()))
+    return factor
+
+
+# -- the harness: tiny corpora, their enumerated posteriors, and independent chains on them ---------
+@dataclass(frozen=True)
+class Tiny:
+    """A corpus small enough to enumerate every assignment Z, with its symmetric priors."""
+
+    docs: tuple[tuple[int, ...], ...]
+    n_words: int
+    n_topics: int
+    alpha: float = 0.5
+    beta: float = 0.3
+
+    @property
+    def n_tokens(self) -> int:
+        return sum(len(doc) for doc in self.docs)
+
+    @property
+    def no_tasks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(eta, kappa, w) of unsupervised LDA: no task."""
+        n_docs = len(self.docs)
+        return np.zeros((0, self.n_topics)), np.zeros((n_docs, 0)), np.zeros((n_docs, 0))
+
+    def posterior(self, alpha=None, log_factor=None) -> np.ndarray:
+        """p(Z | W) over ``all_states`` order (alpha a number or a (K,) vector); ``log_factor(zbar)``
+        adds a supervised term."""
+        alpha = self.alpha if alpha is None else alpha
+        docs = [list(doc) for doc in self.docs]
+        logp = []
+        for z in all_states(self.n_tokens, self.n_topics):
+            lp = lda_log_joint(docs, z, self.n_topics, self.n_words, alpha, self.beta)
+            if log_factor is not None:
+                lp += log_factor(zbar_of(docs, z, self.n_topics))
+            logp.append(lp)
+        return normalize_log(np.array(logp))
+
+    def initial_state(self, rng, alpha=None) -> ChainState:
+        """A chain state of the corpus, its assignments drawn from ``rng``."""
+        word_ids, doc_ptr = token_arrays([list(doc) for doc in self.docs])
+        alpha = np.broadcast_to(self.alpha if alpha is None else alpha, (self.n_topics,)).astype(float)
+        return ChainState.initialize(word_ids, doc_ptr, self.n_words, self.n_topics, alpha, self.beta, rng)
+
+    def final_states(self, run_chain, n_chains: int, seed: int, alpha=None) -> np.ndarray:
+        """Histogram over all Z (``all_states`` order) of the final assignment of ``n_chains``
+        independent chains, each initialised from one seeded generator and run by
+        ``run_chain(state, rng)``."""
+        rng = np.random.default_rng(seed)
+        hist = np.zeros(self.n_topics ** self.n_tokens)
+        for _ in range(n_chains):
+            state = self.initial_state(rng, alpha)
+            run_chain(state, rng)
+            hist[state_index(state.z, self.n_topics)] += 1
+        return hist
+
+
+def sweeps(sampler, n_sweeps: int, eta: np.ndarray, kappa: np.ndarray, w: np.ndarray):
+    """A chain of ``n_sweeps`` sweeps of ``sampler`` given a fixed classifier and augmentation."""
+    def run_chain(state, rng) -> None:
+        for _ in range(n_sweeps):
+            sampler.sweep(state, eta, kappa, w, rng)
+    return run_chain
+
+
+def trained(sampler, loss, targets: np.ndarray, n_iter: int):
+    """A chain of the training loop (augmentation, topics and eta drawn in turn) for ``n_iter``
+    iterations from an eta drawn from N(0, I)."""
+    def run_chain(state, rng) -> None:
+        supervision = Supervision(loss, targets, 1.0, rng.normal(size=(1, state.n_wk.shape[1])))
+        train(LocalBackend(state, sampler), supervision, n_iter=n_iter, n_eta_keep=0, rng=rng)
+    return run_chain

@@ -3,9 +3,10 @@
 - each augmentation draw against its known conditional (Polya-Gamma and inverse-Gaussian moments);
 - each loss's (kappa, w) through a Gibbs chain on one discriminant omega: aux | omega by the loss,
   omega | aux Gaussian; its stationary omega must follow prior(omega) * psi(y | omega), the loss
-  before augmentation (KS test against the numerically integrated CDF);
-- the whole chain (aux, topics, eta) of the exact and the light (partially collapsed) samplers on
-  a tiny corpus against the enumerated p(Z), eta integrated numerically, for every loss.
+  before augmentation (KS test against the numerically integrated CDF).
+
+The whole chain (aux, topics, eta) of every sampler for every loss against the enumerated p(Z)
+is in tests/samplers/test_exact_posterior.py.
 
 Each test runs at the false-alarm rate ``exact.FALSE_ALARM`` and also checks that a wrong target
 is rejected, so a test that cannot fail would show up.
@@ -17,21 +18,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from exact import (
-    FALSE_ALARM,
-    all_states,
-    chi_square_pvalue,
-    lda_log_joint,
-    normalize_log,
-    state_index,
-    token_arrays,
-    zbar_of,
-)
-from medlda.engine.local import LocalBackend
-from medlda.engine.loop import Supervision, train
-from medlda.engine.state import ChainState
+from exact import FALSE_ALARM, log_psi
 from medlda.losses import LOSSES, EpsilonLoss, HingeLoss, LogisticLoss, SquaredLoss, make_loss
-from medlda.samplers import ExactGibbs, Light
 
 
 def _z_pvalue(sample: np.ndarray, mean: float, var: float) -> float:
@@ -98,18 +86,6 @@ def test_squared_loss_is_the_gaussian_factor():
     assert np.allclose(kappa[:, 0], [1.25, -2.5, 5, 0]) and np.all(w == 2.5)
 
 
-def _log_psi(name: str, params: dict, y: float, omega: np.ndarray) -> np.ndarray:
-    """log psi(y | omega) of SPEC §2's table, before augmentation (written here independently)."""
-    c = params["c"]
-    if name == "hinge":
-        return -2 * c * np.maximum(0.0, params["margin"] - y * omega)
-    if name == "logistic":
-        return c * y * omega - c * np.logaddexp(0.0, omega)
-    if name == "squared":
-        return -c * (y - omega) ** 2 / 2
-    return -2 * c * np.maximum(0.0, np.abs(y - omega) - params["epsilon"])
-
-
 OMEGA_CASES = {  # loss: (parameters, target y)
     "hinge": (dict(c=1.0, margin=1.0), 1.0),
     "logistic": (dict(c=2.0), 1.0),
@@ -131,7 +107,7 @@ def _omega_chain(loss, y: float, s2: float, n_chains: int, n_steps: int, rng) ->
 
 def _omega_cdf(name: str, params: dict, y: float, s2: float):
     grid = np.linspace(-12, 12, 24001)
-    logp = -grid ** 2 / (2 * s2) + _log_psi(name, params, y, grid)
+    logp = -grid ** 2 / (2 * s2) + log_psi(name, params, y, grid)
     p = np.exp(logp - logp.max())
     cdf = np.cumsum(p)
     cdf /= cdf[-1]
@@ -196,61 +172,7 @@ def test_a_document_of_weight_zero_pulls_eta_nowhere(name):
 
 
 def test_every_registered_loss_is_covered():
-    assert set(LOSSES) == set(OMEGA_CASES) == set(CHAIN_CASES)
+    assert set(LOSSES) == set(OMEGA_CASES)  # and the whole chain: test_exact_posterior.py
     assert LogisticLoss.probabilistic and not HingeLoss.probabilistic
     with pytest.raises(ValueError, match="loss must be one of"):
         make_loss("ramp", 1.0)
-
-
-# -- the whole chain on a tiny corpus ---------------------------------------------------------
-DOCS = [[0, 1, 0], [1, 2]]
-V, K = 3, 2
-ALPHA, BETA = 0.5, 0.3
-CHAIN_CASES = {  # loss: (parameters, targets of the two documents)
-    "hinge": (dict(c=0.8, margin=1.0), [1.0, -1.0]),
-    "logistic": (dict(c=3.0), [1.0, 0.0]),
-    "squared": (dict(c=3.0), [1.5, -1.5]),
-    "epsilon": (dict(c=1.0, epsilon=0.2), [1.5, -1.5]),
-}
-
-
-def _marginal_posterior(name: str, params: dict, y, sigma2: float = 1.0) -> np.ndarray:
-    """p(Z) with eta integrated out numerically (K = 2: a 2-d grid), psi before augmentation."""
-    grid = np.linspace(-9, 9, 541)
-    e0, e1 = np.meshgrid(grid, grid, indexing="ij")
-    log_prior = -(e0 ** 2 + e1 ** 2) / (2 * sigma2)
-    logp = []
-    for z in all_states(5, K):
-        zbar = zbar_of(DOCS, z, K)
-        log_f = log_prior.copy()
-        for d in range(len(DOCS)):
-            log_f += _log_psi(name, params, y[d], e0 * zbar[d, 0] + e1 * zbar[d, 1])
-        top = log_f.max()
-        logp.append(lda_log_joint(DOCS, z, K, V, ALPHA, BETA) + top + np.log(np.exp(log_f - top).sum()))
-    return normalize_log(np.array(logp))
-
-
-def _chain_histogram(sampler, loss, y, n_chains: int, n_iter: int, seed: int) -> np.ndarray:
-    word_ids, doc_ptr = token_arrays(DOCS)
-    rng = np.random.default_rng(seed)
-    hist = np.zeros(K ** word_ids.size)
-    targets = np.asarray(y, dtype=float)[:, None]
-    for _ in range(n_chains):
-        state = ChainState.initialize(word_ids, doc_ptr, V, K, np.full(K, ALPHA), BETA, rng)
-        sup = Supervision(loss, targets, 1.0, rng.normal(size=(1, K)))
-        train(LocalBackend(state, sampler), sup, n_iter=n_iter, n_eta_keep=0, rng=rng)
-        hist[state_index(state.z, K)] += 1
-    return hist
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("sampler", ["gibbs", "light"])
-@pytest.mark.parametrize("name", sorted(CHAIN_CASES))
-def test_whole_chain_matches_marginal_posterior_for_every_loss(name, sampler):
-    """aux, topics and eta together leave p(Z, eta, aux) invariant: compare p(Z) with the truth."""
-    params, y = CHAIN_CASES[name]
-    smp = ExactGibbs() if sampler == "gibbs" else Light("partial", "mixture", n_mh=4)
-    hist = _chain_histogram(smp, make_loss(name, **params), y, 1500, 15, sorted(CHAIN_CASES).index(name))
-    assert chi_square_pvalue(hist, _marginal_posterior(name, params, y)) > FALSE_ALARM
-    wrong = dict(params, c=params["c"] * 3)
-    assert chi_square_pvalue(hist, _marginal_posterior(name, wrong, y)) < FALSE_ALARM

@@ -1,7 +1,8 @@
 """Blocked collapsed Gibbs (SPEC §8) against exact answers, and the mixing measures (SPEC §9).
 
 Statistical tests use chi-square at the false-alarm rate ``exact.FALSE_ALARM`` and each also
-checks the same samples against a slightly wrong answer, to show it has the power to fail.
+checks the same samples against a slightly wrong answer, to show it has the power to fail. The
+whole chain against the enumerated posterior is in test_exact_posterior.py.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 from scipy import stats
 from scipy.special import gammaln, logsumexp
 
-from exact import FALSE_ALARM, all_states, chi_square_pvalue, lda_log_joint, normalize_log, state_index, token_arrays
+from exact import FALSE_ALARM, chi_square_pvalue, normalize_log, token_arrays
 from medlda import LDA, MedLDAClassifier
 from medlda._kernels.blocked.sweep import balanced_tree_arrays, draw_block_many
 from medlda._kernels.gibbs import gibbs_sweep
@@ -315,51 +316,6 @@ def test_blocked_sampler_refuses_supervision():
         BlockedGibbs().sweep(state, np.ones((1, 2)), np.ones((1, 1)), np.ones((1, 1)), None)
     with pytest.raises(ValueError, match="block_simulation must be one of"):
         BlockedGibbs("forward")
-
-
-# -- the whole chain against the enumerated posterior ---------------------------------------------
-CORPORA = {  # repeated words: blocks of 3, 1 | 2, 1 and of 3 | 1, 2
-    "two-topics": ([[0, 1, 0, 0], [1, 2, 1]], 3, 2),
-    "three-topics": ([[0, 0, 0], [0, 1, 1]], 2, 3),
-}
-ALPHA, BETA = 0.5, 0.3
-
-
-def _final_states(docs, n_words, n_topics, sampler, n_chains, n_sweeps, seed):
-    """Histogram over all Z of the final assignment of independent chains."""
-    word_ids, doc_ptr = token_arrays(docs)
-    rng = np.random.default_rng(seed)
-    no_tasks = np.zeros((0, n_topics)), np.zeros((len(docs), 0)), np.zeros((len(docs), 0))
-    hist = np.zeros(n_topics ** word_ids.size)
-    for _ in range(n_chains):
-        state = ChainState.initialize(word_ids, doc_ptr, n_words, n_topics, np.full(n_topics, ALPHA),
-                                        BETA, rng)
-        for _ in range(n_sweeps):
-            sampler.sweep(state, *no_tasks, rng)
-        hist[state_index(state.z, n_topics)] += 1
-    return hist
-
-
-def _posterior(docs, n_words, n_topics, alpha=ALPHA):
-    n_tokens = sum(len(d) for d in docs)
-    return normalize_log(np.array([lda_log_joint(docs, z, n_topics, n_words, alpha, BETA)
-                                   for z in all_states(n_tokens, n_topics)]))
-
-
-@pytest.mark.parametrize("corpus", sorted(CORPORA))
-@pytest.mark.parametrize("simulation", SIMULATIONS)
-def test_blocked_chain_matches_enumerated_posterior_and_single_site(corpus, simulation):
-    docs, n_words, n_topics = CORPORA[corpus]
-    blocked = _final_states(docs, n_words, n_topics, BlockedGibbs(simulation), 3000, 8, seed=5)
-    posterior = _posterior(docs, n_words, n_topics)
-    assert chi_square_pvalue(blocked, posterior) > FALSE_ALARM
-    assert chi_square_pvalue(blocked, _posterior(docs, n_words, n_topics, alpha=0.3)) < FALSE_ALARM
-    single = _final_states(docs, n_words, n_topics, ExactGibbs(), 3000, 8, seed=6)
-    assert chi_square_pvalue(single, posterior) > FALSE_ALARM
-    table = np.array([blocked, single])
-    keep = table.sum(axis=0) >= 10
-    table = np.column_stack([table[:, keep], table[:, ~keep].sum(axis=1)])
-    assert stats.chi2_contingency(table).pvalue > FALSE_ALARM  # blocked vs single-site, two samples
 
 
 # -- estimator, measures, command line ------------------------------------------------------------
