@@ -1,4 +1,4 @@
-"""Readers: bow / lda-c / folder / tar round trips, OOV and empty-document accounting, malformed input."""
+"""Readers: bow / lda-c / folder / tar / Reuters round trips, OOV and empty-document accounting, malformed input."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from files import make_tar
+from files import make_folder, make_tar
 from medlda.data.corpus import Corpus
 from medlda.data.readers import (
     guess_format,
@@ -23,6 +23,7 @@ from medlda.data.readers import (
     read_vocab_file,
     write_bow,
 )
+from medlda.data.readers.reuters import modapte_subset, parse_sgml
 from medlda.data.text import count_oov_tokens, make_vectorizer, strip_news_headers
 from medlda.exceptions import InputFormatError
 
@@ -295,13 +296,6 @@ FOLDER = {
 }
 
 
-def make_folder(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_bytes(text.encode("latin-1"))
-    return root
-
-
 def test_read_text_folder_sorted_by_label_then_name(tmp_path):
     root = make_folder(tmp_path / "corpus", {**FOLDER, "README": "not a document", "sport/.hidden": "x"})
     texts, labels, names = read_text_folder(root)
@@ -464,3 +458,57 @@ def test_error_messages_show_at_most_a_short_piece_of_a_huge_token(tmp_path):
     with pytest.raises(InputFormatError, match=r"count '77777q+\.\.\.'") as err:
         read_bow(path)
     assert len(str(err.value)) < 300
+
+
+# -- LDA-C and Reuters archives ------------------------------------------------------------------
+def test_lda_c_collection_archive_and_errors(tmp_path):
+    files = {"hotel/voc.dat": "1 good\n2 bad\n3 room\n", "hotel/train_review.dat": "2 0.5 1:2 3:1\n1 -0.9 2:4\n",
+             "hotel/test_review.dat": "1 0.1 3:2\n"}
+    archive = make_tar(tmp_path / "h.tar.gz", files)
+    assert guess_format(archive) == "ldac"
+    train = read_corpus(archive, subset="train")
+    assert train.n_docs == 2 and list(train.vocabulary) == ["good", "bad", "room"]
+    assert np.allclose(train.real_labels(), [0.5, -0.9])
+    test = read_corpus(archive, subset="test", vocabulary=train.vocabulary)
+    assert list(test.word_ids) == [2, 2]
+    bad = make_tar(tmp_path / "bad.tar.gz", dict(files, **{"hotel/test_review.dat": "2 0.1 3:2\n"}))
+    with pytest.raises(InputFormatError, match=r"bad.tar.gz:hotel/test_review.dat, line 1: N_TERMS"):
+        read_corpus(bad, subset="test")
+
+
+def test_reuters_sgml_parsing(tmp_path):
+    def doc(newid, split, topics, body, flag="YES"):
+        ds = "".join(f"<D>{t}</D>" for t in topics)
+        return (f'<REUTERS TOPICS="{flag}" LEWISSPLIT="{split}" CGISPLIT="X" OLDID="1" NEWID="{newid}">\n'
+                f"<TOPICS>{ds}</TOPICS>\n<TEXT><TITLE>T{newid} &amp; more</TITLE><BODY>{body}</BODY></TEXT>\n</REUTERS>\n")
+    sgm = (doc(1, "TRAIN", ["grain", "wheat"], "wheat grain harvest harvest") + doc(2, "TRAIN", ["oil"], "crude oil")
+           + doc(3, "TEST", ["grain"], "grain harvest") + doc(4, "TEST", ["oil", "gold"], "crude oil gold")
+           + doc(5, "TRAIN", ["grain"], "skipped", flag="NO") + doc(6, "NOT-USED", ["grain"], "skipped"))
+    archive = make_tar(tmp_path / "r.tar.gz", {"reuters21578/reut2-000.sgm": sgm})
+    assert guess_format(archive) == "reuters"
+    train = read_corpus(archive, subset="train", vectorizer=make_vectorizer(news=False, min_df=1))
+    assert train.labels == [("grain",), ("oil",)]  # wheat and gold are not in both splits
+    assert "harvest" in set(train.vocabulary) and "skipped" not in set(train.vocabulary)
+    test = read_corpus(archive, subset="test", vocabulary=train.vocabulary)
+    assert test.labels == [("grain",), ("oil",)]
+
+
+def test_reuters_unprocessed_text_is_kept():
+    """<TEXT TYPE="UNPROC"> documents have no TITLE or BODY: their text is the TEXT element's."""
+    sgm = ('<REUTERS TOPICS="YES" LEWISSPLIT="TRAIN" CGISPLIT="X" OLDID="1" NEWID="7">\n'
+           '<TOPICS><D>money-supply</D></TOPICS>\n<UNKNOWN>&#5;RM</UNKNOWN>\n'
+           '<TEXT TYPE="UNPROC">&#2;\nFEDERAL RESERVE WEEKLY REPORT\n Bank borrowings...680 &amp; more\n</TEXT>\n'
+           '</REUTERS>\n')
+    (doc,) = parse_sgml(sgm)
+    assert doc.topics == ("money-supply",)
+    assert "FEDERAL RESERVE WEEKLY REPORT" in doc.text and "borrowings...680 & more" in doc.text
+    assert "RM" not in doc.text  # the UNKNOWN routing block is not text
+
+
+@pytest.mark.slow
+def test_benchmark_archives_load(shared_data):
+    hotel = read_corpus(shared_data / "hotel-reviews.tar.gz", subset="train")
+    assert (hotel.n_docs, hotel.n_words) == (2500, 12000)
+    assert set(np.round(hotel.real_labels(), 4)) == {-0.9575, -0.2644, 0.1411, 0.4288, 0.6519}
+    texts, labels, categories, _ = modapte_subset(shared_data / "reuters21578.tar.gz", "test")
+    assert (len(texts), len(categories)) == (3019, 90)

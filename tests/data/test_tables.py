@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import csv
-import json
-
 import numpy as np
 import pytest
 
-from medlda.cli import main
+from files import write_delimited, write_jsonl
 from medlda.data.readers import guess_format, read_corpus
 from medlda.data.text import make_vectorizer
 from medlda.exceptions import InputFormatError
@@ -21,20 +18,6 @@ ROWS = [  # text, labels as written in a cell
     ("Login timeout, server error on the page", "outage"),
     ("Export option and a dark mode, please", "feature"),
 ]
-
-
-def _write_delimited(path, delimiter: str, rows=ROWS, header=("id", "body", "queue")):
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh, delimiter=delimiter)
-        writer.writerow(header)
-        for i, (text, labels) in enumerate(rows):
-            writer.writerow([i, text, labels])
-    return path
-
-
-def _write_jsonl(path, objects):
-    path.write_text("".join(json.dumps(o) + "\n" for o in objects), encoding="utf-8")
-    return path
 
 
 def _vectorize(texts):
@@ -51,9 +34,10 @@ def test_csv_tsv_and_jsonl_give_the_same_corpus(tmp_path):
     texts = [t for t, _ in ROWS]
     expected, words = _vectorize(texts)
     labels = [tuple(part for part in cell.split(",") if part) for _, cell in ROWS]
-    jsonl = _write_jsonl(tmp_path / "t.jsonl", [{"body": t, "queue": list(lab) if len(lab) != 1 else lab[0]}
+    jsonl = write_jsonl(tmp_path / "t.jsonl", [{"body": t, "queue": list(lab) if len(lab) != 1 else lab[0]}
                                                 for t, lab in zip(texts, labels)])
-    for path in (_write_delimited(tmp_path / "t.csv", ","), _write_delimited(tmp_path / "t.tsv", "\t"), jsonl):
+    tables = write_delimited(tmp_path / "t.csv", ",", ROWS), write_delimited(tmp_path / "t.tsv", "\t", ROWS)
+    for path in (*tables, jsonl):
         corpus = read_corpus(path, text_column="body", label_column="queue",
                              vectorizer=make_vectorizer(news=False, min_df=1))  # six short rows keep their words
         assert list(corpus.vocabulary) == list(words)
@@ -66,19 +50,19 @@ def test_csv_tsv_and_jsonl_give_the_same_corpus(tmp_path):
 
 def test_label_column_defaults_to_label_and_numbers_are_responses(tmp_path):
     many = [(f"good clean room staff friendly {i}", str(i % 5 + 0.5)) for i in range(6)]
-    path = _write_delimited(tmp_path / "r.csv", ",", many, header=("id", "text", "label"))
+    path = write_delimited(tmp_path / "r.csv", ",", many, header=("id", "text", "label"))
     corpus = read_corpus(path)
     assert np.array_equal(corpus.real_labels(), [i % 5 + 0.5 for i in range(6)])
-    unlabeled = _write_jsonl(tmp_path / "u.jsonl", [{"text": t} for t, _ in many])
+    unlabeled = write_jsonl(tmp_path / "u.jsonl", [{"text": t} for t, _ in many])
     assert read_corpus(unlabeled).labels is None
-    numbers = _write_jsonl(tmp_path / "n.jsonl", [{"text": t, "label": float(v)} for t, v in many])
+    numbers = write_jsonl(tmp_path / "n.jsonl", [{"text": t, "label": float(v)} for t, v in many])
     assert np.array_equal(read_corpus(numbers).real_labels(), corpus.real_labels())
-    flags = _write_jsonl(tmp_path / "b.jsonl", [{"text": t, "label": i % 2 == 0} for i, (t, _) in enumerate(many)])
+    flags = write_jsonl(tmp_path / "b.jsonl", [{"text": t, "label": i % 2 == 0} for i, (t, _) in enumerate(many)])
     assert read_corpus(flags).labels == [("true",), ("false",)] * 3
 
 
 def test_a_training_vocabulary_drops_and_counts_unknown_words(tmp_path):
-    path = _write_delimited(tmp_path / "t.csv", ",", [("refund invoice galaxy", "a"), ("server nebula", "b")],
+    path = write_delimited(tmp_path / "t.csv", ",", [("refund invoice galaxy", "a"), ("server nebula", "b")],
                             header=("id", "text", "label"))
     corpus = read_corpus(path, vocabulary=np.array(["invoice", "refund", "server"]))
     assert corpus.n_oov_dropped == 2 and np.array_equal(_dense(corpus), [[1, 1, 0], [0, 0, 1]])
@@ -123,7 +107,7 @@ def test_other_malformed_tables(tmp_path):
     path.write_bytes(b"text,label\nfine,a\ncaf\xe9,b\n")
     with pytest.raises(InputFormatError, match=r"latin\.csv, line 3: not UTF-8 text \(byte 21"):
         read_corpus(path)
-    path = _write_delimited(tmp_path / "t.csv", ",", header=("id", "text", "label"))
+    path = write_delimited(tmp_path / "t.csv", ",", ROWS, header=("id", "text", "label"))
     with pytest.raises(InputFormatError, match=r"no column 'queue' \(columns: id, text, label\)"):
         read_corpus(path, label_column="queue")
     with pytest.raises(InputFormatError, match=r"t\.csv: no column 'body', the text column asked for with "
@@ -136,93 +120,3 @@ def test_other_malformed_tables(tmp_path):
     bow.write_text("a word:1\n")
     with pytest.raises(ValueError, match="text_column and label_column apply only to tables"):
         read_corpus(bow, label_column="x")
-
-
-def _ticket_table(path, n_docs: int, seed: int, labeled: bool = True):
-    """A CSV of tickets drawn from three queues, each with words of its own."""
-    words = {"billing": "invoice charge refund payment card bank account money price".split(),
-             "outage": "server down error crash timeout network restart login page".split(),
-             "feature": "please add option export dark mode support setting request".split()}
-    rng = np.random.default_rng(seed)
-    queues = rng.choice(list(words), n_docs)
-    rows = [(" ".join(rng.choice(words[q], 25)) + ".\nThanks, Kim", q) for q in queues]
-    header = ("id", "body", "queue") if labeled else ("id", "body", "note")
-    return _write_delimited(path, ",", rows, header=header), queues
-
-
-def test_cli_trains_on_a_csv_and_labels_a_jsonl(capsys, tmp_path):
-    train, _ = _ticket_table(tmp_path / "train.csv", 200, 0)
-    test, queues = _ticket_table(tmp_path / "test.csv", 60, 1)
-    model = tmp_path / "m.npz"
-    code = main(["train", "--train", str(train), "--test", str(test), "--text-column", "body", "--label-column",
-                 "queue", "--topics", "6", "--iters", "30", "--seed", "0", "--out", str(model), "--json"])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    assert json.loads(out)["accuracy"] > 0.95
-    rows = list(csv.DictReader(open(test, encoding="utf-8")))
-    new = _write_jsonl(tmp_path / "new.jsonl", [{"body": r["body"]} for r in rows])
-    code = main(["predict", "--model", str(model), "--input", str(new), "--text-column", "body", "--json"])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    labels = json.loads(out)["labels"]
-    assert len(labels) == 60 and np.mean(np.array(labels) == queues) > 0.95
-    code = main(["predict", "--model", str(model), "--input", str(new)])
-    assert code == 2 and "no column 'text' (columns: body)" in capsys.readouterr().err
-    code = main(["topics", "--model", str(model), "--coherence", str(test), "--text-column", "body", "--json"])
-    assert code == 0 and len(json.loads(capsys.readouterr().out)["coherence"]) == 6
-    bow = tmp_path / "d.txt"
-    bow.write_text("a word:1\n")
-    code = main(["transform", "--model", str(model), "--input", str(bow), "--text-column", "body"])
-    assert code == 2 and "--text-column and --label-column are for tables" in capsys.readouterr().err
-
-
-def test_cli_preprocessing_options_shape_the_vocabulary(capsys, tmp_path):
-    """--min-df, --max-df, --max-words and --stop-words give the vocabulary scikit-learn's
-    CountVectorizer gives with the same settings; counted data refuses them."""
-    train, _ = _ticket_table(tmp_path / "train.csv", 100, 0)
-    rows = list(csv.DictReader(open(train, encoding="utf-8")))
-    texts = [r["body"] for r in rows]
-    stop = tmp_path / "stop.txt"
-    stop.write_text("# ours\n\nKim\n")
-    cases = [([], dict()), (["--min-df", "1", "--stop-words", "none"], dict(min_df=1, stop_words=None)),
-             (["--max-df", "0.5"], dict(max_df=0.5)), (["--max-words", "4"], dict(max_features=4)),
-             (["--stop-words", str(stop)], dict(stop_words=["kim"])), (["--min-df", "0.4"], dict(min_df=0.4))]
-    sizes = set()
-    for flags, settings in cases:
-        model = tmp_path / "m.npz"
-        code = main(["train", "--train", str(train), "--text-column", "body", "--label-column", "queue",
-                     "--topics", "3", "--iters", "2", "--out", str(model), "--quiet", *flags])
-        assert code == 0, capsys.readouterr().err
-        from medlda.io.model_file import load_model
-        expected = make_vectorizer(news=False, **settings).fit(texts).get_feature_names_out()
-        assert list(load_model(model).vocabulary_) == list(expected), flags
-        sizes.add(len(expected))
-    assert len(sizes) == len(cases)  # every option changed the vocabulary
-    bow = tmp_path / "d.txt"
-    bow.write_text("a word:1\n")
-    code = main(["train", "--train", str(bow), "--unsupervised", "--min-df", "2", "--max-words", "3"])
-    assert code == 2 and "--min-df, --max-words shape how raw text becomes words, and this is bow data" in \
-        capsys.readouterr().err
-    code = main(["train", "--train", str(train), "--text-column", "body", "--stop-words", "nofile.txt"])
-    assert code == 2 and "'nofile.txt' is neither 'english', 'none' nor a file" in capsys.readouterr().err
-
-
-def test_documents_without_a_label_are_named(capsys, tmp_path):
-    """A table whose rows carry one label each but for a few empty cells: read as multi-label
-    with a warning naming the first such row; --task classification refuses it by file and line."""
-    rows = [(f"refund invoice card {i}", "billing") for i in range(4)] + [("server down login", "")] + \
-        [(f"server down login page {i}", "outage") for i in range(4)] + [("refund card", "")]
-    table = _write_delimited(tmp_path / "gaps.csv", ",", rows, header=("id", "text", "label"))
-    common = ["train", "--train", str(table), "--topics", "2", "--iters", "3", "--min-df", "1"]
-    assert main(common) == 0
-    err = capsys.readouterr().err
-    assert "warning: 2 documents carry no label (first: " + str(table) + ", line 6) and the others one each" in err
-    assert main(common + ["--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["task"] == "multilabel"
-    assert main(common + ["--task", "classification"]) == 2
-    assert f"2 documents do not carry exactly one label (first: {table}, line 6, with 0)" in capsys.readouterr().err
-    rows[2] = ("refund invoice", "2.5")
-    table = _write_delimited(tmp_path / "numbers.csv", ",", rows, header=("id", "text", "label"))
-    assert main(["train", "--train", str(table), "--topics", "2", "--iters", "3", "--min-df", "1", "--task",
-                 "regression"]) == 2
-    assert f"{table}, line 2: response 'billing' is not one real number" in capsys.readouterr().err

@@ -70,11 +70,11 @@ def test_calibration_infers_fewer_documents_per_model_when_there_are_many_models
     assert calibration_size(11314, 20) == max(CALIBRATION_MIN_DOCS, CALIBRATION_DOCS // 20)
 
 
-def test_calibrated_classifier_cv_wraps_the_classifier():
+def test_calibrated_classifier_cv_wraps_the_classifier(binary_corpus):
     """The README's advice for probabilities calibrated on held-out folds works as written."""
     from sklearn.calibration import CalibratedClassifierCV
 
-    corpus, _ = make_supervised_corpus(300, 4, words_per_topic=10, random_state=0)
+    corpus, _ = binary_corpus
     y, X = corpus.single_labels(), corpus.to_sparse()
     model = CalibratedClassifierCV(MedLDAClassifier(4, n_iter=5, sampler="light", random_state=0), cv=3)
     proba = model.fit(X[:200], y[:200]).predict_proba(X[200:])
@@ -93,8 +93,8 @@ def test_log_probabilities_are_the_logs_of_the_probabilities_and_stay_finite(kin
     assert np.all(np.isfinite(log_proba_from_omega(omega, 1e4, multilabel)))
 
 
-def test_predict_log_proba_of_the_classifier():
-    corpus, _ = make_supervised_corpus(300, 4, words_per_topic=10, random_state=0)
+def test_predict_log_proba_of_the_classifier(binary_corpus):
+    corpus, _ = binary_corpus
     y = corpus.single_labels()
     model = MedLDAClassifier(4, loss="logistic", n_iter=5, sampler="light", random_state=0).fit(corpus, y)
     np.testing.assert_allclose(np.exp(model.predict_log_proba(corpus)), model.predict_proba(corpus))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
@@ -10,9 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 from medlda import LDA
-from medlda.cli import main
 from medlda.data.corpus import Corpus
-from medlda.data.readers import write_bow
 from medlda.data.synthetic import make_supervised_corpus
 from medlda.evaluation.coherence import topic_coherence
 
@@ -113,45 +110,3 @@ def test_learned_topics_are_more_coherent_than_random_words(planted):
         np.array([rng.choice(corpus.n_words, 10, replace=False) for _ in range(6)]), corpus, "umass").mean()
     with pytest.raises(ValueError, match="but LDA is expecting 72 features as input"):
         model.coherence(sp.csr_matrix(np.ones((2, corpus.n_words + 1))))
-
-
-def test_cli_topics_and_train_report_coherence(capsys, tmp_path, planted):
-    corpus, _ = planted
-    train, test = write_bow(corpus.subset(np.arange(400)), tmp_path / "train.txt"), \
-        write_bow(corpus.subset(np.arange(400, 600)), tmp_path / "test.txt")
-    model_path = tmp_path / "m.npz"
-    args = ["train", "--train", train, "--test", test, "--topics", "6", "--iters", "20", "--seed", "0",
-            "--out", model_path, "--json"]
-    assert main([str(a) for a in args]) == 0
-    result = json.loads(capsys.readouterr().out)
-    from medlda.data.readers import read_corpus
-    from medlda.io.model_file import load_model
-    model = load_model(model_path)
-    held = read_corpus(test, vocabulary=model.vocabulary_)
-    assert result["coherence_npmi"] == pytest.approx(np.nanmean(model.coherence(held)))
-
-    assert main(["topics", "--model", str(model_path), "--coherence", str(test), "--measure", "umass",
-                 "--top-words", "5", "--json"]) == 0
-    shown = json.loads(capsys.readouterr().out)
-    np.testing.assert_allclose(shown["coherence"], model.coherence(held, "umass", 5))
-    assert shown["coherence_measure"] == "umass"
-    sizes = model.topic_word_counts_.sum(axis=1)
-    np.testing.assert_allclose(shown["topic_shares"], sizes / sizes.sum())
-    assert main(["topics", "--model", str(model_path), "--coherence", str(test)]) == 0
-    out = capsys.readouterr().out
-    assert out.count(", npmi ") == 6 and "mean npmi coherence of the top 10 words" in out
-    first = f"topic 0 ({sizes[0] / sizes.sum():5.1%}, npmi {model.coherence(held)[0]:+.3f}): "
-    assert first in out
-    assert main(["topics", "--model", str(model_path), "--coherence", str(test), "--top-words", "1"]) == 2
-    assert "at least 2" in capsys.readouterr().err
-
-    def listed(*flags) -> list[int]:
-        assert main(["topics", "--model", str(model_path), *flags]) == 0
-        return [int(line.split()[1]) for line in capsys.readouterr().out.splitlines() if line.startswith("topic ")]
-
-    assert listed() == list(range(6))
-    assert listed("--sort", "share") == np.argsort(-sizes, kind="stable").tolist()
-    scores = model.coherence(held)
-    assert listed("--sort", "coherence", "--coherence", str(test)) == np.argsort(-scores, kind="stable").tolist()
-    assert main(["topics", "--model", str(model_path), "--sort", "coherence"]) == 2
-    assert "--sort coherence needs --coherence" in capsys.readouterr().err

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 from sklearn.metrics import f1_score
 
-from medlda.cli import main
-from medlda.data.readers import write_bow
-from medlda.data.synthetic import make_supervised_corpus
 from medlda.evaluation.metrics import evaluate, measures, r2, subset_accuracy
 from medlda.reporting.reports import evaluation_lines
 
@@ -70,31 +65,3 @@ def test_macro_f1_covers_only_classes_in_the_truth_or_the_predictions():
     by_hand = (report["per_class"]["x"]["f1"] + report["per_class"]["y"]["f1"]) / 2
     assert report["f1_macro"] == pytest.approx(by_hand) == pytest.approx(measures("multilabel", Y, P)["f1_macro"])
     assert measures("multilabel", np.zeros((2, 2), int), np.zeros((2, 2), int))["f1_macro"] == 0.0
-
-
-def test_cli_evaluate(capsys, tmp_path):
-    corpus, _ = make_supervised_corpus(400, 5, words_per_topic=15, doc_length=50, n_classes=3, random_state=3)
-    train = write_bow(corpus.subset(np.arange(300)), tmp_path / "train.txt")
-    test = write_bow(corpus.subset(np.arange(300, 400)), tmp_path / "test.txt")
-    model = tmp_path / "m.npz"
-    fast = ["--topics", "5", "--iters", "30", "--seed", "0", "--c", "1", "--margin", "1", "--alpha-sum", "1"]
-    assert main(["train", "--train", str(train), "--out", str(model), "--quiet", *fast]) == 0
-    capsys.readouterr()
-    assert main(["predict", "--model", str(model), "--input", str(test), "--json"]) == 0
-    accuracy = json.loads(capsys.readouterr().out)["accuracy"]
-    assert main(["evaluate", "--model", str(model), "--input", str(test), "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
-    assert report["accuracy"] == accuracy and report["n_docs"] == 100 and report["classes"] == ["0", "1", "2"]
-    assert sum(m["support"] for m in report["per_class"].values()) == 100 == np.sum(report["confusion"])
-    assert np.trace(report["confusion"]) == round(accuracy * 100)
-    assert main(["evaluate", "--model", str(model), "--input", str(test), "--confusion"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith(f"100 documents: accuracy {accuracy:.4f}") and "confusion (rows: true class" in out
-    unlabeled = tmp_path / "u.txt"
-    unlabeled.write_text("\n".join(line.split(" ", 1)[1] for line in test.read_text().splitlines()) + "\n")
-    assert main(["evaluate", "--model", str(model), "--input", str(unlabeled)]) == 2
-    assert "carry no labels to evaluate the predictions against" in capsys.readouterr().err
-    lda = tmp_path / "lda.npz"
-    assert main(["train", "--train", str(train), "--unsupervised", "--out", str(lda), "--quiet", *fast]) == 0
-    assert main(["evaluate", "--model", str(lda), "--input", str(test)]) == 2
-    assert "has no labels to evaluate" in capsys.readouterr().err

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
 from medlda import MedLDAClassifier, MedLDARegressor
-from medlda.cli import main
-from medlda.data.readers import write_bow
-from medlda.data.synthetic import make_multilabel_corpus, make_regression_corpus, make_supervised_corpus
+from medlda.data.synthetic import make_multilabel_corpus, make_supervised_corpus
 from medlda.evaluation.explain import top_topics, toward_prediction
 
 FAST = dict(n_iter=20, alpha_sum=1.0, random_state=0, sampler="light")
@@ -63,8 +59,8 @@ def test_toward_prediction_by_hand():
     np.testing.assert_allclose(toward_prediction(zbar, one, zbar @ one.T), [[-0.5, 1.0, 0.0], [0.0, -0.5, 3.0]])
 
 
-def test_regression_contributions_sum_to_the_prediction_less_the_mean():
-    corpus, truth = make_regression_corpus(300, 5, words_per_topic=15, noise=0.1, random_state=4)
+def test_regression_contributions_sum_to_the_prediction_less_the_mean(regression_corpus):
+    corpus, truth = regression_corpus
     model = MedLDARegressor(5, c=10.0, **FAST).fit(corpus, truth.y)
     parts = model.decision_contributions(corpus)
     np.testing.assert_allclose(parts.sum(axis=1), model.predict(corpus) - model.y_mean_, atol=1e-10)
@@ -93,86 +89,3 @@ def test_refusals_are_clear():
     omega = model.decision_function(corpus)
     np.testing.assert_allclose(model.decision_contributions(corpus, label=model.classes_[2]).sum(axis=1),
                                omega[:, 2], atol=1e-10)
-
-
-def test_cli_predict_explain(tmp_path, capsys):
-    corpus, _ = make_supervised_corpus(500, 5, words_per_topic=15, doc_length=50, random_state=3)
-    train = write_bow(corpus.subset(np.arange(400)), tmp_path / "train.txt")
-    test = write_bow(corpus.subset(np.arange(400, 500)), tmp_path / "test.txt")
-    model_path = tmp_path / "m.npz"
-    assert main(["train", "--train", str(train), "--topics", "5", "--iters", "20", "--seed", "0", "--loss",
-                 "logistic", "--out", str(model_path), "--quiet"]) == 0
-    capsys.readouterr()
-    assert main(["predict", "--model", str(model_path), "--input", str(test), "--explain", "2", "--proba",
-                 "--json"]) == 0
-    result = json.loads(capsys.readouterr().out)
-    from medlda.data.readers import read_corpus
-    from medlda.io.model_file import load_model
-    model = load_model(model_path)
-    docs = read_corpus(test, vocabulary=model.vocabulary_)
-    ids, values = top_topics(model.decision_contributions(docs), 2)
-    assert [[e["topic"] for e in row] for row in result["explanations"]] == ids.tolist()
-    np.testing.assert_allclose([[e["contribution"] for e in row] for row in result["explanations"]], values)
-    assert result["explanations"][0][0]["words"] == model.top_words(5)[ids[0, 0]]
-    assert len(result["proba"]) == 100
-
-    out_file = tmp_path / "pred.tsv"
-    assert main(["predict", "--model", str(model_path), "--input", str(test), "--explain", "2", "--out",
-                 str(out_file), "--quiet"]) == 0
-    lines = out_file.read_text().splitlines()
-    assert lines[0] == "label\ttopic:contribution" and len(lines) == 101
-    label, cell = lines[1].split("\t")
-    assert label == str(model.predict(docs)[0])
-    assert cell == " ".join(f"{k}:{v:+.4g}" for k, v in zip(ids[0], values[0]))
-    # with every topic asked for, only those pushing toward the prediction are given
-    assert main(["predict", "--model", str(model_path), "--input", str(test), "--explain", "5", "--json"]) == 0
-    shown = json.loads(capsys.readouterr().out)["explanations"]
-    ids, values = top_topics(model.decision_contributions(docs), 5)
-    assert (values <= 0).any()
-    for row, i, v in zip(shown, ids, values):
-        assert [e["topic"] for e in row] == i[v > 0].tolist()
-    assert main(["predict", "--model", str(model_path), "--input", str(test), "--explain", "-1"]) == 2
-    assert "--explain must be" in capsys.readouterr().err
-
-
-def test_cli_predict_explain_regression_and_multilabel(tmp_path, capsys):
-    corpus, truth = make_regression_corpus(300, 5, words_per_topic=15, noise=0.1, random_state=4)
-    model = MedLDARegressor(5, c=10.0, **FAST).fit(corpus, truth.y)
-    model.save(tmp_path / "r.npz")
-    docs = write_bow(corpus.subset(np.arange(20)), tmp_path / "docs.txt")
-    assert main(["predict", "--model", str(tmp_path / "r.npz"), "--input", str(docs), "--explain", "3", "--json"]) == 0
-    result = json.loads(capsys.readouterr().out)
-    from medlda.data.readers import read_corpus
-    read = read_corpus(docs, vocabulary=model.vocabulary_)  # the file's token order, as predict reads it
-    ids, values = top_topics(model.decision_contributions(read), 3, absolute=True)
-    assert [[e["topic"] for e in row] for row in result["explanations"]] == ids.tolist()
-    assert np.abs(values).min() > 0 and (values < 0).any()  # ordered by size, either sign
-    np.testing.assert_allclose(np.array(result["labels"], dtype=float), model.predict(read), rtol=1e-12)
-
-    # multi-label: each predicted label explained apart, by its own score's topics
-    corpus, truth = make_multilabel_corpus(300, 4, n_labels=3, words_per_topic=10, random_state=3)
-    keep = np.flatnonzero(truth.Y.sum(axis=1) > 0)
-    model = MedLDAClassifier(4, c=1.0, margin=1.0, **FAST).fit(corpus.subset(keep[:-40]), truth.Y[keep[:-40]])
-    model.save(tmp_path / "ml.npz")
-    docs = write_bow(corpus.subset(keep[-40:]), tmp_path / "ml.txt")
-    assert main(["predict", "--model", str(tmp_path / "ml.npz"), "--input", str(docs), "--explain", "2",
-                 "--json"]) == 0
-    result = json.loads(capsys.readouterr().out)
-    read = read_corpus(docs, vocabulary=model.vocabulary_)
-    on = model.predict(read)
-    assert on.sum() > 0
-    for t in range(3):
-        ids, values = top_topics(model.decision_contributions(read, label=t), 2)
-        for d in range(read.n_docs):
-            shown = result["explanations"][d]
-            assert (str(t) in shown) == bool(on[d, t])
-            if on[d, t]:  # only topics that push toward the label are its reasons
-                keep = values[d] > 0
-                assert [e["topic"] for e in shown[str(t)]] == ids[d][keep].tolist()
-                np.testing.assert_allclose([e["contribution"] for e in shown[str(t)]], values[d][keep])
-    assert main(["predict", "--model", str(tmp_path / "ml.npz"), "--input", str(docs), "--explain", "1",
-                 "--out", str(tmp_path / "ml.tsv")]) == 0
-    lines = (tmp_path / "ml.tsv").read_text().splitlines()
-    d = int(np.argmax(on.sum(axis=1)))
-    labels, cell = lines[1 + d].split("\t")
-    assert cell.count(": ") == on[d].sum() == len(labels.split(","))

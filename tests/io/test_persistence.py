@@ -10,14 +10,13 @@ import numpy as np
 import pytest
 
 from medlda import LDA, MedLDAClassifier
-from medlda.data.synthetic import make_supervised_corpus
 from medlda.exceptions import ModelFileError
 from medlda.io.model_file import load_model, save_model
 
 
 @pytest.fixture(scope="module")
-def fitted():
-    corpus, _ = make_supervised_corpus(300, 4, words_per_topic=10, random_state=0)
+def fitted(binary_corpus):
+    corpus, _ = binary_corpus
     y = np.where(corpus.single_labels() == 1, "yes", "no")
     clf = MedLDAClassifier(4, c=1.0, margin=1.0, n_iter=10, random_state=0).fit(corpus, y)
     lda = LDA(4, n_iter=10, random_state=0).fit(corpus.to_sparse())

@@ -1,9 +1,9 @@
 """Every task: multi-class (multi-task and one-vs-rest, hinge and logistic), multi-label and
-regression recover planted structure; predict_proba, model files and errors of the new estimators."""
+regression recover planted structure; predict_proba, model files and errors of the new estimators.
+(The task read from a file's labels: tests/data/test_detect_task.py; ``medlda train`` on each:
+tests/cli/test_train.py.)"""
 
 from __future__ import annotations
-
-import json
 
 import numpy as np
 import pytest
@@ -11,22 +11,22 @@ from sklearn.base import clone
 from sklearn.metrics import f1_score
 
 from medlda import MedLDAClassifier, MedLDARegressor, losses
+from medlda.data.synthetic import make_regression_corpus
 from medlda.io.model_file import load_model
-from medlda.data.synthetic import make_multilabel_corpus, make_regression_corpus, make_supervised_corpus
 
 FAST = dict(alpha_sum=1.0, sampler="light", n_infer_burn=10, n_infer_avg=5, random_state=0)
 
 
 @pytest.fixture(scope="module")
-def multiclass():
-    corpus, truth = make_supervised_corpus(700, 6, words_per_topic=20, n_classes=3, random_state=2)
+def multiclass(multiclass_corpus):
+    corpus, truth = multiclass_corpus
     y = np.array(["a", "b", "c"])[corpus.single_labels()]
     return corpus.subset(np.arange(500)), y[:500], corpus.subset(np.arange(500, 700)), y[500:]
 
 
 @pytest.fixture(scope="module")
-def multilabel():
-    corpus, truth = make_multilabel_corpus(700, 6, n_labels=4, words_per_topic=20, random_state=3)
+def multilabel(multilabel_corpus):
+    corpus, truth = multilabel_corpus
     return corpus.subset(np.arange(500)), truth.Y[:500], corpus.subset(np.arange(500, 700)), truth.Y[500:]
 
 
@@ -191,181 +191,3 @@ def test_bad_labels_and_responses(multiclass):
         MedLDARegressor(3, n_iter=2).fit(train, np.zeros(3))
     with pytest.raises(ValueError, match="numeric responses y .*use MedLDAClassifier"):
         MedLDARegressor(3, n_iter=2).fit(train, np.array(["spam"] * train.n_docs))
-
-
-def _bow_with_labels(tmp_path, labels):
-    """A bow file with one document a line (line N+1 carries labels[N]) and its task and warning."""
-    from medlda.data.readers import read_corpus
-    from medlda.data.tasks import auto_task_warning, detect_task
-
-    path = tmp_path / "labels.bow"
-    path.write_text("# a comment first\n" + "".join(f"{lab} w{d % 3}:2 x:1\n" for d, lab in enumerate(labels)))
-    corpus = read_corpus(path)
-    task = detect_task(corpus)
-    return path, task, auto_task_warning(corpus, task)
-
-
-def test_auto_task_warns_of_one_fractional_label_among_integers(tmp_path):
-    path, task, message = _bow_with_labels(tmp_path, ["1", "2", "3", "3.5", "2", "1", "2.5"])
-    assert task == "regression"
-    assert message.startswith(f"{path}, line 5: label '3.5' (and 1 more) is not an integer, unlike 5 of the 7 ")
-    assert "read as regression" in message and "--task classification" in message
-    _, task, message = _bow_with_labels(tmp_path, ["1.5", "2.25", "3", "0.5"])  # real responses: no warning
-    assert (task, message) == ("regression", None)
-
-
-def test_auto_task_warns_of_numbers_mixed_with_words(tmp_path):
-    path, task, message = _bow_with_labels(tmp_path, ["sports", "tech", "2", "sports", "tech"])
-    assert task == "classification"
-    assert message.startswith(f"{path}, line 4: label '2' is a number, yet 4 of the 5 labels are words: read as "
-                              "classification over 3 classes") and "--task regression" in message
-    path, _, message = _bow_with_labels(tmp_path, ["1.5", "x", "2.5", "y"])  # a tie: the words are doubtful
-    assert message.startswith(f"{path}, line 3: label 'x' (and 1 more) is a word, yet 2 of the 4 labels are numbers")
-    for labels in (["a", "b", "a"], ["1", "2", "1"], ["+1", "-1"]):
-        assert _bow_with_labels(tmp_path, labels)[2] is None
-
-
-def test_auto_task_warns_of_blank_labels_read_as_multilabel():
-    from medlda.data.corpus import Corpus
-    from medlda.data.tasks import auto_task_warning, detect_task
-
-    corpus = Corpus.from_sparse(np.ones((3, 2), dtype=int), labels=[("a",), (), ("b",)], source="t.csv")
-    corpus.doc_names = ["line 2", "line 3", "line 4"]
-    assert detect_task(corpus) == "multilabel"
-    assert auto_task_warning(corpus, "multilabel") == (
-        "1 document carries no label (first: t.csv, line 3) and the others one each: read as multi-label data; "
-        "for classification give them labels or drop them")
-    corpus.labels = [("a", "b"), (), ("b",)]  # truly multi-label
-    assert auto_task_warning(corpus, "multilabel") is None
-
-
-# -- command line and readers for every task --------------------------------------------------
-def _run(capsys, *argv):
-    from medlda.cli import main
-
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-CLI_FAST = ["--iters", "25", "--topics", "6", "--seed", "0", "--alpha-sum", "1", "--sampler", "light", "--json"]
-
-
-def test_cli_multilabel_bow_reports_f1_and_predicts_label_sets(tmp_path, capsys):
-    from medlda.data.readers import write_bow
-
-    corpus, truth = make_multilabel_corpus(700, 6, n_labels=4, words_per_topic=20, random_state=3)
-    keep = np.flatnonzero(truth.Y.sum(1) > 0)
-    corpus = corpus.subset(keep)
-    train, test = write_bow(corpus.subset(np.arange(450)), tmp_path / "tr.txt"), \
-        write_bow(corpus.subset(np.arange(450, corpus.n_docs)), tmp_path / "te.txt")
-    code, out, err = _run(capsys, "train", "--train", train, "--test", test, "--c", "1", "--margin", "1",
-                          "--out", tmp_path / "m.npz", *CLI_FAST)
-    assert code == 0, err
-    result = json.loads(out)
-    assert result["f1_micro"] > 0.7 and 0 <= result["f1_macro"] <= 1 and "accuracy" not in result
-    code, out, err = _run(capsys, "predict", "--model", tmp_path / "m.npz", "--input", test, "--json")
-    assert code == 0, err
-    predicted = json.loads(out)
-    assert predicted["f1_micro"] == pytest.approx(result["f1_micro"])
-    assert all(set(lab.split(",")) <= {"", "L0", "L1", "L2", "L3"} for lab in predicted["labels"])
-
-
-def test_cli_regression_ldac_reports_r2(tmp_path, capsys):
-    corpus, truth = make_regression_corpus(600, 6, words_per_topic=20, noise=0.1, random_state=4)
-    X = corpus.to_sparse()
-    lines = []
-    for d in range(corpus.n_docs):
-        row = slice(X.indptr[d], X.indptr[d + 1])
-        pairs = " ".join(f"{v}:{c}" for v, c in zip(X.indices[row], X.data[row]))
-        lines.append(f"{X.indptr[d + 1] - X.indptr[d]} {truth.y[d]:.5f} {pairs}\n")
-    (tmp_path / "train.dat").write_text("".join(lines[:450]))
-    (tmp_path / "test.dat").write_text("".join(lines[450:]))
-    code, out, err = _run(capsys, "train", "--train", tmp_path / "train.dat", "--test", tmp_path / "test.dat",
-                          "--c", "10", *CLI_FAST)
-    assert code == 0, err
-    result = json.loads(out)
-    assert result["r2"] > 0.6 and result["loss"] == "epsilon" and "accuracy" not in result
-    code, out, err = _run(capsys, "train", "--train", tmp_path / "train.dat", "--loss", "hinge", *CLI_FAST)
-    assert code == 2 and "does not fit a regression task" in err
-    code, out, err = _run(capsys, "train", "--train", tmp_path / "train.dat", "--positive-cost", "2", *CLI_FAST)
-    assert code == 2 and "--positive-cost is for classification" in err
-
-
-def test_cli_multiclass_logistic_ovr(tmp_path, capsys):
-    from medlda.data.readers import write_bow
-
-    corpus, _ = make_supervised_corpus(600, 6, words_per_topic=20, n_classes=3, random_state=2)
-    train = write_bow(corpus.subset(np.arange(450)), tmp_path / "tr.txt")
-    test = write_bow(corpus.subset(np.arange(450, 600)), tmp_path / "te.txt")
-    code, out, err = _run(capsys, "train", "--train", train, "--test", test, "--loss", "logistic",
-                          "--strategy", "ovr", "--c", "10", "--n-jobs", "1", *CLI_FAST)
-    assert code == 0, err
-    result = json.loads(out)
-    assert result["accuracy"] > 0.75 and result["strategy"] == "ovr" and result["loss"] == "logistic"
-
-
-def test_lda_c_collection_archive_and_errors(tmp_path):
-    from files import make_tar
-    from medlda.exceptions import InputFormatError
-    from medlda.data.readers import guess_format, read_corpus
-
-    files = {"hotel/voc.dat": "1 good\n2 bad\n3 room\n", "hotel/train_review.dat": "2 0.5 1:2 3:1\n1 -0.9 2:4\n",
-             "hotel/test_review.dat": "1 0.1 3:2\n"}
-    archive = make_tar(tmp_path / "h.tar.gz", files)
-    assert guess_format(archive) == "ldac"
-    train = read_corpus(archive, subset="train")
-    assert train.n_docs == 2 and list(train.vocabulary) == ["good", "bad", "room"]
-    assert np.allclose(train.real_labels(), [0.5, -0.9])
-    test = read_corpus(archive, subset="test", vocabulary=train.vocabulary)
-    assert list(test.word_ids) == [2, 2]
-    bad = make_tar(tmp_path / "bad.tar.gz", dict(files, **{"hotel/test_review.dat": "2 0.1 3:2\n"}))
-    with pytest.raises(InputFormatError, match=r"bad.tar.gz:hotel/test_review.dat, line 1: N_TERMS"):
-        read_corpus(bad, subset="test")
-
-
-def test_reuters_sgml_parsing(tmp_path):
-    from files import make_tar
-    from medlda.data.readers import guess_format, read_corpus
-
-    def doc(newid, split, topics, body, flag="YES"):
-        ds = "".join(f"<D>{t}</D>" for t in topics)
-        return (f'<REUTERS TOPICS="{flag}" LEWISSPLIT="{split}" CGISPLIT="X" OLDID="1" NEWID="{newid}">\n'
-                f"<TOPICS>{ds}</TOPICS>\n<TEXT><TITLE>T{newid} &amp; more</TITLE><BODY>{body}</BODY></TEXT>\n</REUTERS>\n")
-    sgm = (doc(1, "TRAIN", ["grain", "wheat"], "wheat grain harvest harvest") + doc(2, "TRAIN", ["oil"], "crude oil")
-           + doc(3, "TEST", ["grain"], "grain harvest") + doc(4, "TEST", ["oil", "gold"], "crude oil gold")
-           + doc(5, "TRAIN", ["grain"], "skipped", flag="NO") + doc(6, "NOT-USED", ["grain"], "skipped"))
-    archive = make_tar(tmp_path / "r.tar.gz", {"reuters21578/reut2-000.sgm": sgm})
-    assert guess_format(archive) == "reuters"
-    from medlda.data.text import make_vectorizer
-    train = read_corpus(archive, subset="train", vectorizer=make_vectorizer(news=False, min_df=1))
-    assert train.labels == [("grain",), ("oil",)]  # wheat and gold are not in both splits
-    assert "harvest" in set(train.vocabulary) and "skipped" not in set(train.vocabulary)
-    test = read_corpus(archive, subset="test", vocabulary=train.vocabulary)
-    assert test.labels == [("grain",), ("oil",)]
-
-
-def test_reuters_unprocessed_text_is_kept():
-    """<TEXT TYPE="UNPROC"> documents have no TITLE or BODY: their text is the TEXT element's."""
-    from medlda.data.readers.reuters import parse_sgml
-
-    sgm = ('<REUTERS TOPICS="YES" LEWISSPLIT="TRAIN" CGISPLIT="X" OLDID="1" NEWID="7">\n'
-           '<TOPICS><D>money-supply</D></TOPICS>\n<UNKNOWN>&#5;RM</UNKNOWN>\n'
-           '<TEXT TYPE="UNPROC">&#2;\nFEDERAL RESERVE WEEKLY REPORT\n Bank borrowings...680 &amp; more\n</TEXT>\n'
-           '</REUTERS>\n')
-    (doc,) = parse_sgml(sgm)
-    assert doc.topics == ("money-supply",)
-    assert "FEDERAL RESERVE WEEKLY REPORT" in doc.text and "borrowings...680 & more" in doc.text
-    assert "RM" not in doc.text  # the UNKNOWN routing block is not text
-
-
-@pytest.mark.slow
-def test_benchmark_archives_load(shared_data):
-    from medlda.data.readers import read_corpus
-
-    hotel = read_corpus(shared_data / "hotel-reviews.tar.gz", subset="train")
-    assert (hotel.n_docs, hotel.n_words) == (2500, 12000)
-    assert set(np.round(hotel.real_labels(), 4)) == {-0.9575, -0.2644, 0.1411, 0.4288, 0.6519}
-    from medlda.data.readers.reuters import modapte_subset
-    texts, labels, categories, _ = modapte_subset(shared_data / "reuters21578.tar.gz", "test")
-    assert (len(texts), len(categories)) == (3019, 90)

@@ -1,5 +1,5 @@
 """Figures: each plot draws what the model holds (bar lengths, points, matrix cells checked
-against the numbers they show), refuses what it cannot draw, and the CLI writes them to files."""
+against the numbers they show) and refuses what it cannot draw (``medlda plot``: tests/cli)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,7 @@ import pytest  # noqa: E402
 from sklearn.metrics import confusion_matrix  # noqa: E402
 
 from medlda import LDA, MedLDAClassifier, MedLDARegressor
-from medlda.cli import main  # noqa: E402
-from medlda.data.readers import write_bow  # noqa: E402
-from medlda.data.synthetic import make_regression_corpus, make_supervised_corpus  # noqa: E402
+from medlda.data.synthetic import make_regression_corpus  # noqa: E402
 from medlda.reporting import plots  # noqa: E402
 from medlda.reporting.reports import class_topic_weights  # noqa: E402
 
@@ -29,18 +27,6 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 def close_figures():
     yield
     plt.close("all")
-
-
-@pytest.fixture(scope="module")
-def three_classes():
-    """A 3-class corpus from a planted model, split 300 / 120, and a classifier fitted on it."""
-    corpus, _ = make_supervised_corpus(420, 6, words_per_topic=12, doc_length=40, random_state=2)
-    zbar_class = np.array([int(lab[0]) for lab in corpus.labels])
-    rng = np.random.default_rng(0)
-    y = np.where(zbar_class == 1, "pos", rng.choice(["neg", "mid"], size=corpus.n_docs))
-    train, test = corpus.subset(np.arange(300)), corpus.subset(np.arange(300, 420))
-    model = MedLDAClassifier(6, c=1.0, margin=1.0, n_iter=15, trace=True, **FAST).fit(train, y[:300])
-    return model, train, test, y[300:]
 
 
 def _visible(fig):
@@ -214,30 +200,3 @@ def test_missing_matplotlib_is_named(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(ImportError, match=r"pip install 'medlda\[plots\]'"):
         plots._pyplot()
-
-
-def test_cli_plot_writes_each_kind(capsys, tmp_path, three_classes):
-    model, train, test, y_test = three_classes
-    path = tmp_path / "m.npz"
-    model.save(path)
-    test.labels = [(str(v),) for v in y_test]
-    data = write_bow(test, tmp_path / "test.txt")
-    for kind, extra in [("trace", []), ("topics", ["--topic-ids", "0,2"]), ("class-topics", []),
-                        ("map", ["--input", data, "--method", "pca"]), ("confusion", ["--input", data]),
-                        ("explain", ["--input", data, "--doc", "3", "--n-topics", "2"])]:
-        out = tmp_path / f"{kind}.png"
-        code = main(["plot", "--model", str(path), "--kind", kind, "--out", str(out), *map(str, extra)])
-        err = capsys.readouterr().err
-        assert code == 0, err
-        assert out.read_bytes()[:8] == PNG_MAGIC and f"figure written to {out}" in err
-    for argv, message in [(["--kind", "map"], "--kind map needs --input"),
-                          (["--kind", "trace", "--input", str(data)], "draws the model alone"),
-                          (["--kind", "predictions", "--input", str(data)], "needs a MedLDARegressor"),
-                          (["--kind", "topics", "--topic-ids", "x"], "'x' is not a topic id"),
-                          (["--kind", "trace", "--dpi", "0"], "--dpi must be positive"),
-                          (["--kind", "explain", "--input", str(data), "--doc", "500"], "doc 500 is out of range"),
-                          (["--kind", "trace", "--out", str(tmp_path / "f.doc")], "unknown figure format")]:
-        out = [] if "--out" in argv else ["--out", str(tmp_path / "bad.png")]
-        code = main(["plot", "--model", str(path), *argv, *out])
-        assert code == 2 and message in capsys.readouterr().err
-    assert not (tmp_path / "bad.png").exists() and not (tmp_path / "f.doc").exists()

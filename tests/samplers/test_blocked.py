@@ -8,7 +8,6 @@ whole chain against the enumerated posterior is in test_exact_posterior.py.
 from __future__ import annotations
 
 import itertools
-import json
 
 import numpy as np
 import pytest
@@ -19,7 +18,6 @@ from exact import FALSE_ALARM, chi_square_pvalue, normalize_log, token_arrays
 from medlda import LDA, MedLDAClassifier
 from medlda._kernels.blocked.sweep import balanced_tree_arrays, draw_block_many
 from medlda._kernels.gibbs import gibbs_sweep
-from medlda.cli import main
 from medlda.data.synthetic import make_supervised_corpus
 from medlda.engine.perplexity import CompletionSplit, HeldoutPerplexity, completion_perplexity
 from medlda.engine.state import ChainState
@@ -367,21 +365,3 @@ def test_blocked_sampler_errors(small_corpus):
         MedLDAClassifier(5, sampler="blocked", n_iter=2).fit(train, y)
     with pytest.raises(ValueError, match="words"):
         LDA(5, n_iter=2).fit(train, heldout=held.to_sparse()[:, :10])
-
-
-def test_cli_writes_the_trace_as_json(tmp_path, small_corpus, capsys):
-    from medlda.data.readers import write_bow
-    train, held, _ = small_corpus
-    write_bow(train, tmp_path / "train.bow")
-    write_bow(held, tmp_path / "test.bow")
-    trace = tmp_path / "trace.json"
-    argv = ["train", "--train", str(tmp_path / "train.bow"), "--test", str(tmp_path / "test.bow"),
-            "--unsupervised", "--sampler", "blocked", "--block-simulation", "backward", "--topics", "4",
-            "--iters", "3", "--trace", str(trace), "--seed", "0", "--json"]
-    assert main(argv) == 0
-    rows = json.loads(trace.read_text())
-    assert [r["iteration"] for r in rows] == [1, 2, 3]
-    assert all("log_joint" in r and "perplexity" in r for r in rows)
-    assert json.loads(capsys.readouterr().out)["trace"] == str(trace)
-    assert main(["train", "--train", str(tmp_path / "train.bow"), "--sampler", "blocked"]) == 2
-    assert "--unsupervised" in capsys.readouterr().err
