@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The benchmark archives beside the repository, or a skip saying they are absent."""
     if not SHARED_DATA.is_dir():

@@ -18,6 +18,7 @@ def test_demo_prints_accuracy_and_topics(capsys):
     assert acc > 0.8
 
 
+@pytest.mark.slow
 def test_installed_entry_point_runs():
     done = subprocess.run([sys.executable, "-m", "medlda.cli", "demo", "--docs", "300", "--topics", "3",
                            "--iters", "10", "--json"], capture_output=True, text=True, timeout=300)

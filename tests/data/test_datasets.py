@@ -16,9 +16,6 @@ from medlda.data import datasets
 from medlda.data.datasets import NEWS20_ARCHIVE, load_20newsgroups
 from medlda.data.readers import read_corpus
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-REAL_20NEWS = DATA / NEWS20_ARCHIVE
-
 MESSAGES = {
     "20news-bydate-train/sci.space/101": "From: a@b\nSubject: orbit question\n\nHow high is the orbit?",
     "20news-bydate-train/alt.atheism/102": "From: c@d\nSubject: god\n\nNo gods here.",
@@ -115,12 +112,14 @@ def test_download_writes_archive_then_loads_it(archive, tmp_path, monkeypatch):
 
 # -- real data --------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def real_archive():
-    if not REAL_20NEWS.is_file():
-        pytest.skip(f"real data not available: {REAL_20NEWS} is absent")
-    return REAL_20NEWS
+def real_archive(shared_data):
+    archive = shared_data / NEWS20_ARCHIVE
+    if not archive.is_file():
+        pytest.skip(f"real data not available: {archive} is absent")
+    return archive
 
 
+@pytest.mark.slow
 def test_real_binary_task_counts(real_archive):
     cats = ["alt.atheism", "talk.religion.misc"]
     train = load_20newsgroups(real_archive, subset="train", categories=cats)

@@ -27,8 +27,6 @@ from medlda.data.readers.reuters import modapte_subset, parse_sgml
 from medlda.data.text import count_oov_tokens, make_vectorizer, strip_news_headers
 from medlda.exceptions import InputFormatError
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-
 
 def docs_as_words(corpus: Corpus) -> list[Counter]:
     """Each document as a Counter of its words (order inside a document does not matter)."""
@@ -429,8 +427,9 @@ def test_vectorizer_preprocessing_and_oov():
 
 
 # -- real data --------------------------------------------------------------------------------------------
-def test_hotel_reviews(tmp_path):
-    archive = DATA / "hotel-reviews.tar.gz"
+@pytest.mark.slow
+def test_hotel_reviews(tmp_path, shared_data):
+    archive = shared_data / "hotel-reviews.tar.gz"
     if not archive.is_file():
         pytest.skip(f"real data not available: {archive} is absent")
     with tarfile.open(archive) as tar:

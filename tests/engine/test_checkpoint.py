@@ -157,6 +157,7 @@ def bow_train(tmp_path_factory):
     return write_bow(corpus, tmp_path_factory.mktemp("kill") / "train.txt")
 
 
+@pytest.mark.slow
 def test_sigkilled_cli_run_resumes_to_the_uninterrupted_model(tmp_path, bow_train, capsys):
     args = ["train", "--train", str(bow_train), "--topics", "10", "--iters", "30", "--seed", "4",
             "--sampler", "light", "--quiet"]

@@ -1,6 +1,6 @@
 """Data-parallel training on a real local Ray cluster (2 CPUs), not a mock: accuracy against the
 single-process chain, count invariants across shards, a killed worker, checkpoints, mmap shards.
-Skipped when Ray is not installed (pip install 'medlda[ray]')."""
+Skipped when Ray is not installed (pip install 'medlda[ray]'); the tests on the cluster are slow."""
 
 from __future__ import annotations
 
@@ -68,6 +68,7 @@ def test_count_changes_merge_exactly(n_changed):
     np.testing.assert_array_equal(counts, expected)
 
 
+@pytest.mark.slow
 def test_dp_accuracy_close_to_single_process(ray, data):
     """The exact DP scheme (partially collapsed light: workers sample against one broadcast phi).
     The collapsed variant's DP scheme is approximate (stale snapshots); its accuracy is measured
@@ -86,6 +87,7 @@ def test_dp_accuracy_close_to_single_process(ray, data):
     assert dp.eta_samples_.shape == local.eta_samples_.shape
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["partial", "collapsed"])  # phi broadcast / counts-snapshot broadcast
 def test_global_counts_equal_counts_of_z_across_shards(ray, data, variant):
     """(Every DP fit also checks this at its end, e.g. the gibbs one below.)"""
@@ -115,6 +117,7 @@ def test_global_counts_equal_counts_of_z_across_shards(ray, data, variant):
         trainer.close()
 
 
+@pytest.mark.slow
 def test_driver_draws_phi_every_phi_every_iterations(ray, data, monkeypatch):
     """The exact DP scheme with phi_every = 2 broadcasts a new phi at iterations 1, 3, 5, as a
     local partial sweep draws it, and the global counts stay those of z."""
@@ -137,6 +140,7 @@ def test_driver_draws_phi_every_phi_every_iterations(ray, data, monkeypatch):
         trainer.close()
 
 
+@pytest.mark.slow
 def test_killed_worker_mid_fit_points_to_the_checkpoint(ray, data, monkeypatch, tmp_path):
     train, y, _, _ = data
     iterate = RayBackend.iterate
@@ -160,6 +164,7 @@ class Stop(Exception):
     """Stands for the driver dying right after a checkpoint was written."""
 
 
+@pytest.mark.slow
 def test_dp_resume_from_checkpoint_on_a_memory_mapped_corpus(ray, data, monkeypatch, tmp_path):
     train, y, _, _ = data
     kw = {**KW, "n_iter": 6, "sampler": "gibbs"}
@@ -186,6 +191,7 @@ def test_dp_resume_from_checkpoint_on_a_memory_mapped_corpus(ray, data, monkeypa
     np.testing.assert_array_equal(resumed.eta_samples_, reference.eta_samples_)
 
 
+@pytest.mark.slow
 def test_label_parallel_one_vs_rest_equals_local_one_vs_rest(ray):
     corpus, _ = make_supervised_corpus(600, 6, words_per_topic=10, doc_length=40, random_state=4)
     y = np.arange(corpus.n_docs) % 3  # three classes (labels need not fit the topics here)
@@ -199,6 +205,7 @@ def test_label_parallel_one_vs_rest_equals_local_one_vs_rest(ray):
     np.testing.assert_array_equal(lp.eta_samples_, local.eta_samples_)
 
 
+@pytest.mark.slow
 def test_each_shard_gets_its_documents_weights(ray, data):
     """Sample weights travel with the shards: a ramp of weights against its mirror image gives
     another chain, and weight 2 everywhere is c doubled, draw for draw."""
@@ -213,6 +220,7 @@ def test_each_shard_gets_its_documents_weights(ray, data):
     assert not np.array_equal(a.eta_samples_, b.eta_samples_)
 
 
+@pytest.mark.slow
 def test_cli_backend_ray(ray, data, tmp_path, capsys):
     import json
 

@@ -44,6 +44,7 @@ def test_log_loss_is_that_of_the_probabilities_and_finite_when_they_saturate(kin
     assert np.isfinite(log_loss(omega, truth, 1e4, multilabel))  # p rounds to 0 or 1, the loss stays finite
 
 
+@pytest.mark.slow
 def test_predict_proba_is_no_longer_saturated_and_predicts_held_out_labels_better():
     """sigmoid(c omega) with c = 25 puts nearly every document at 0 or 1; the fitted scale must
     give a lower held-out log loss, and ranks classes as predict does."""

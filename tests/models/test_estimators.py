@@ -401,6 +401,7 @@ def _fresh_process_prints(code: str, timeout: int) -> str:
     return done.stdout.strip()
 
 
+@pytest.mark.slow
 def test_a_fit_compiles_only_its_samplers_kernels():
     """A fresh process fitting with gibbs warms up gibbs's kernels alone (on a fresh install the
     first fit compiles in seconds, not every sampler's minute): no light or blocked kernel runs."""
@@ -414,6 +415,7 @@ def test_a_fit_compiles_only_its_samplers_kernels():
     assert _fresh_process_prints(code, 300) == "[('gibbs',)] []"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_a_light_fit_warms_up_the_sweep_it_runs(n_classes):
     """The light sweeps are compiled per (proposal mode, n_mh, task kind): a fresh process's fit

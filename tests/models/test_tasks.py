@@ -48,6 +48,7 @@ def test_multiclass_recovers_planted_classifier(multiclass, loss, strategy):
         assert model.eta_.shape == (3, 6)
 
 
+@pytest.mark.slow
 def test_ovr_in_parallel_processes_matches_one_process(multiclass):
     train, y, test, _ = multiclass
     serial = MedLDAClassifier(4, c=1.0, margin=1.0, strategy="ovr", n_iter=5, n_jobs=1, **FAST).fit(train, y)

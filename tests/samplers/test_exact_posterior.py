@@ -85,6 +85,7 @@ class Case:
     seed: int
     wrong: tuple[str, float]
     corpus: str = "tiny"
+    slow: bool = False
 
     @property
     def id(self) -> str:
@@ -107,22 +108,22 @@ def final_states(case: Case) -> np.ndarray:
     return corpus.final_states(chain, case.n_chains, case.seed)
 
 
-CASES = [
+CASES = [  # slow: the light proposal modes other than the default, and the losses
     Case("gibbs", "lda", 3000, 15, 0, ("alpha", 0.25)),
     Case("gibbs", "supervised", 3000, 15, 1, ("eta_scale", 0.5)),
     # partially collapsed light: its Z-marginal is the collapsed posterior (phi drawn exactly)
-    *[Case(f"light-partial-{mode}", target, 2000, 12, MODES.index(mode), ("alpha", 0.2))
+    *[Case(f"light-partial-{mode}", target, 2000, 12, MODES.index(mode), ("alpha", 0.2), slow=mode != "mixture")
       for mode in MODES for target in ("lda", "supervised")],
     *[Case(f"blocked-{simulation}", "lda", 3000, 8, 5, ("alpha", 0.3), corpus)
       for corpus in ("two-topics", "three-topics") for simulation in SIMULATIONS],
     *[Case("gibbs", "lda", 3000, 8, 6, ("alpha", 0.3), corpus) for corpus in ("two-topics", "three-topics")],
     # aux, topics and eta together leave p(Z, eta, aux) invariant, for every loss
-    *[Case(sampler, loss, 1500, 15, sorted(LOSS_CASES).index(loss), ("c_scale", 3.0))
+    *[Case(sampler, loss, 1500, 15, sorted(LOSS_CASES).index(loss), ("c_scale", 3.0), slow=True)
       for loss in sorted(LOSS_CASES) for sampler in ("gibbs", "light-partial-mixture")],
 ]
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id, marks=[pytest.mark.slow] if c.slow else []) for c in CASES])
 def test_chain_matches_enumerated_posterior(case):
     hist = final_states(case)
     assert chi_square_pvalue(hist, case.posterior()) > FALSE_ALARM
@@ -148,6 +149,7 @@ def test_blocked_and_single_site_chains_agree(corpus, simulation):
 
 
 # -- light: phi drawn every third sweep, an asymmetric prior, the collapsed variant's bias ----------
+@pytest.mark.slow
 @pytest.mark.parametrize("supervised", [False, True], ids=["lda", "supervised"])
 def test_partially_collapsed_light_drawing_phi_every_third_sweep_matches_the_posterior(supervised, monkeypatch):
     """phi drawn at every third sweep only (counted) and the tokens sampled given the same phi in
@@ -172,6 +174,7 @@ def _tv(p, q) -> float:
     return 0.5 * float(np.abs(p - q).sum())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["partial", "collapsed"])
 def test_light_with_an_asymmetric_prior_targets_it(variant):
     """An asymmetric alpha takes the kernels' per-topic path (a symmetric one reads a single
@@ -219,6 +222,7 @@ def test_collapsed_light_bias_is_small_and_measured():
         assert _tv(_first_doc_histogram(sampler, (ETA, KAPPA, W)), exact) < bound, sampler.variant
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("supervised", [False, True], ids=["lda", "supervised"])
 @pytest.mark.parametrize("proposal", MODES)
 def test_collapsed_light_stays_near_the_posterior_in_every_mode(proposal, supervised):
