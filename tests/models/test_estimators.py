@@ -562,9 +562,16 @@ def test_multilabel_fit_warns_of_label_columns_no_document_carries(planted):
         MedLDAClassifier(3, n_iter=2).fit(corpus.subset(np.arange(100)), Y[:, :2])
 
 
-def test_transform_columns_are_named_for_pipelines_and_set_output():
-    """get_feature_names_out names each column transform returns (one-vs-rest: per class and topic)."""
+@pytest.fixture(scope="module")
+def three_topics():
+    """150 documents of 3 planted topics."""
     corpus, _ = make_supervised_corpus(150, 3, words_per_topic=10, random_state=7)
+    return corpus
+
+
+def test_transform_columns_are_named_for_pipelines_and_set_output(three_topics):
+    """get_feature_names_out names each column transform returns (one-vs-rest: per class and topic)."""
+    corpus = three_topics
     y = np.array(["a", "b", "c"])[np.arange(150) % 3]
     lda = LDA(3, n_iter=2, random_state=0).fit(corpus)
     assert lda.get_feature_names_out().tolist() == ["lda0", "lda1", "lda2"]
@@ -578,9 +585,9 @@ def test_transform_columns_are_named_for_pipelines_and_set_output():
         MedLDARegressor(3).get_feature_names_out()
 
 
-def test_set_output_pandas_labels_the_topics():
+def test_set_output_pandas_labels_the_topics(three_topics):
     pd = pytest.importorskip("pandas")
-    corpus, _ = make_supervised_corpus(150, 3, words_per_topic=10, random_state=7)
+    corpus = three_topics
     frame = MedLDARegressor(3, n_iter=2, random_state=0).set_output(transform="pandas").fit(
         corpus, np.arange(150.0)).transform(corpus)
     assert isinstance(frame, pd.DataFrame) and frame.columns.tolist() == ["medldaregressor0", "medldaregressor1",
