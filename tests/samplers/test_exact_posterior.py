@@ -29,7 +29,7 @@ from exact import (
     trained,
 )
 from medlda.losses import LOSSES, make_loss
-from medlda.samplers import ExactGibbs, Light
+from medlda.samplers import BLOCK_SIMULATIONS, PROPOSAL_MODES, SAMPLERS, ExactGibbs, Light
 from medlda.samplers.blocked import BlockedGibbs
 
 CORPORA = {
@@ -132,6 +132,8 @@ def test_chain_matches_enumerated_posterior(case):
 
 def test_every_sampler_variant_and_loss_has_a_case():
     assert set(LOSS_CASES) == set(LOSSES)
+    assert set(MODES) == set(PROPOSAL_MODES) and set(SIMULATIONS) == set(BLOCK_SIMULATIONS)
+    assert {case.sampler.split("-")[0] for case in CASES} == set(SAMPLERS)
     covered = {case.sampler for case in CASES}
     assert {"gibbs", *(f"light-partial-{m}" for m in MODES), *(f"blocked-{s}" for s in SIMULATIONS)} <= covered
 
