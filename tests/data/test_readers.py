@@ -140,25 +140,6 @@ def test_bow_labels_only_line_is_skipped_as_empty(tmp_path):
     assert c.n_docs == 2 and c.n_empty_skipped == 1 and c.labels == [("a",), ("c",)]
 
 
-@pytest.mark.parametrize("text, line, message", [
-    ("a x:1\nb x:two\n", 2, "'two'"),
-    ("a x:1\n\nb x:0\n", 3, "'0'"),
-    ("a x:-1\n", 1, "positive integer"),
-    ("a x:1.5\n", 1, "positive integer"),
-    ("a x:\n", 1, "positive integer"),
-    ("a x:99999999999999999999999\n", 1, "positive integer"),
-    ("a x:3000000000\n", 1, "positive integer"),
-    ("# header\na x:1 y 2\n", 2, "missing ':' in pair 'y'"),
-    ("a x:1 :3\n", 1, "empty word"),
-    ("a x:1\ny:2\n", 2, "label every document or none"),
-    ("x:1\na y:2\n", 2, "label every document or none"),
-])
-def test_bow_malformed(tmp_path, text, line, message):
-    path = write(tmp_path / "bad.bow", text)
-    with pytest.raises(InputFormatError, match=where(path, line) + ".*" + re.escape(message)):
-        read_bow(path)
-
-
 def test_plain_text_given_as_bow_is_an_error(tmp_path):
     path = write(tmp_path / "text.bow", "# notes\nsome plain text\nand more\n")
     with pytest.raises(InputFormatError) as info:
@@ -247,21 +228,32 @@ def test_ldac_against_vocabulary(tmp_path):
     assert c.n_oov_dropped == 5 and c.n_empty_skipped == 1 and c.labels == [("0.1",)]
 
 
-@pytest.mark.parametrize("text, line, message", [
-    ("2 0.5 1:1 2:1\n3 0.5 1:1 2:1\n", 2, "N_TERMS is 3 but the line has 2"),
-    ("1 good 1:1\n", 1, "score 'good'"),
-    ("1 nan 1:1\n", 1, "score 'nan'"),
-    ("x 0.5 1:1\n", 1, "N_TERMS 'x'"),
-    ("0 0.5\n1 0.5 a:1\n", 2, "word id 'a'"),
-    ("1 0.5 1:0\n", 1, "positive integer"),
-    ("1 0.5 1:1\n1 0.5 99999999999:1\n", 2, "word id '99999999999'"),
-    ("2 0.5 1:1 2\n", 1, "missing ':'"),
-    ("5\n", 1, "expected 'N_TERMS SCORE"),
+@pytest.mark.parametrize("reader, suffix, text, line, message", [
+    (read_bow, "bow", "a x:1\nb x:two\n", 2, "'two'"),
+    (read_bow, "bow", "a x:1\n\nb x:0\n", 3, "'0'"),
+    (read_bow, "bow", "a x:-1\n", 1, "positive integer"),
+    (read_bow, "bow", "a x:1.5\n", 1, "positive integer"),
+    (read_bow, "bow", "a x:\n", 1, "positive integer"),
+    (read_bow, "bow", "a x:99999999999999999999999\n", 1, "positive integer"),
+    (read_bow, "bow", "a x:3000000000\n", 1, "positive integer"),
+    (read_bow, "bow", "# header\na x:1 y 2\n", 2, "missing ':' in pair 'y'"),
+    (read_bow, "bow", "a x:1 :3\n", 1, "empty word"),
+    (read_bow, "bow", "a x:1\ny:2\n", 2, "label every document or none"),
+    (read_bow, "bow", "x:1\na y:2\n", 2, "label every document or none"),
+    (read_ldac, "dat", "2 0.5 1:1 2:1\n3 0.5 1:1 2:1\n", 2, "N_TERMS is 3 but the line has 2"),
+    (read_ldac, "dat", "1 good 1:1\n", 1, "score 'good'"),
+    (read_ldac, "dat", "1 nan 1:1\n", 1, "score 'nan'"),
+    (read_ldac, "dat", "x 0.5 1:1\n", 1, "N_TERMS 'x'"),
+    (read_ldac, "dat", "0 0.5\n1 0.5 a:1\n", 2, "word id 'a'"),
+    (read_ldac, "dat", "1 0.5 1:0\n", 1, "positive integer"),
+    (read_ldac, "dat", "1 0.5 1:1\n1 0.5 99999999999:1\n", 2, "word id '99999999999'"),
+    (read_ldac, "dat", "2 0.5 1:1 2\n", 1, "missing ':'"),
+    (read_ldac, "dat", "5\n", 1, "expected 'N_TERMS SCORE"),
 ])
-def test_ldac_malformed(tmp_path, text, line, message):
-    path = write(tmp_path / "bad.dat", text)
+def test_malformed_lines_are_named_with_their_problem(tmp_path, reader, suffix, text, line, message):
+    path = write(tmp_path / f"bad.{suffix}", text)
     with pytest.raises(InputFormatError, match=where(path, line) + ".*" + re.escape(message)):
-        read_ldac(path)
+        reader(path)
 
 
 def test_ldac_id_missing_from_vocab_file(tmp_path):
