@@ -8,7 +8,7 @@ is implicit), so the convolutions run as contiguous loops over nodes with no dep
 (kernels use error_model="numpy" so the divisions vectorize; c_k > 0 always). Missing leaves
 (k >= K) have h = 1: their siblings are copied up. C = 2, 3, 4 compute the leaves inside the
 first level and recompute the two leaves of a level-1 node while walking down; longer blocks
-store the leaf rows. Plain products only: the caller checks ``_plain_is_safe`` or takes the
+store the leaf rows. Plain products only: the caller checks ``plain_is_safe`` or takes the
 block's own tilt from ``level_tilt``, and checks the root for a finite, positive h(C).
 ``lev`` is caller-allocated, ``level_table_size`` doubles.
 """
@@ -18,10 +18,9 @@ import math
 import numpy as np
 from numba import njit
 
-from medlda._kernels.blocked.normalizers import _LOG_RANGE, _abc
+from medlda._kernels.blocked.normalizers import LOG_RANGE, abc_terms
 from medlda._kernels.common import draw_from_cdf
 from medlda._kernels.rng import next_uniform
-
 
 LEVEL_MAX_SIZE = 128  # longer blocks always take the per-node rescaled path
 _FEW_NODES = 16  # levels with fewer nodes are built node by node
@@ -51,7 +50,7 @@ def level_tilt(rows, size):
     max(a, 1) (b + C - 1) / (c + C - 1)] (b <= c), so every term of any h(c) lies in
     [e^{c (lo + log r)}, e^{c (hi + log r)}], and an h(c) sums at most binom(K + c - 1, c)
     terms. log r centres that range; ok when it fits in the normal doubles (as
-    ``_plain_is_safe``)."""
+    ``plain_is_safe``)."""
     nd, nv, nk, alpha, beta, vbeta = rows
     n_topics = nd.size
     lo = np.inf
@@ -65,7 +64,7 @@ def level_tilt(rows, size):
     log_lo, log_hi = math.log(lo), math.log(hi)
     log_terms = math.lgamma(n_topics + size) - math.lgamma(size + 1.0) - math.lgamma(n_topics)
     tilt = -0.5 * (log_lo + log_hi) - 0.5 * log_terms / size
-    ok = size * (log_hi - log_lo) + log_terms < 2.0 * _LOG_RANGE and size <= LEVEL_MAX_SIZE
+    ok = size * (log_hi - log_lo) + log_terms < 2.0 * LOG_RANGE and size <= LEVEL_MAX_SIZE
     return ok, tilt
 
 
@@ -383,7 +382,7 @@ def _leaf(rows, k, total, size, fused, lev, out, o):
         for n in range(1, total + 1):
             out[o + n] = lev[(n - 1) * n_topics + k]
         return
-    a, b, c = _abc(rows, k)
+    a, b, c = abc_terms(rows, k)
     if size == 2:
         out[o + 1], out[o + 2] = _q2(a, b, c)
     elif size == 3:
@@ -393,7 +392,7 @@ def _leaf(rows, k, total, size, fused, lev, out, o):
 
 
 @njit(cache=True, inline="always")
-def _emit(topics, pos, k, n):
+def emit(topics, pos, k, n):
     """topics[pos:pos + n] = k; returns pos + n."""
     for j in range(pos, pos + n):
         topics[j] = k
@@ -448,7 +447,7 @@ def sample_levels(state, rows, size, tilt, lev, topics, cdf, stack, leaf_buf):
         right = node + (n_child >> 1)
         if level == 1:
             if right >= n_topics:
-                pos = _emit(topics, pos, node, total)
+                pos = emit(topics, pos, node, total)
                 continue
             _leaf(rows, node, total, size, fused, lev, ql, 0)
             _leaf(rows, right, total, size, fused, lev, ql, r0)
@@ -457,8 +456,8 @@ def sample_levels(state, rows, size, tilt, lev, topics, cdf, stack, leaf_buf):
                 acc += ql[n] * ql[r0 + total - n]
                 cdf[n] = acc
             state, n = draw_from_cdf(state, cdf, total + 1)
-            pos = _emit(topics, pos, node, n)
-            pos = _emit(topics, pos, right, total - n)
+            pos = emit(topics, pos, node, n)
+            pos = emit(topics, pos, right, total - n)
             continue
         off = leaf_rows + size * (width - (n_child << 1))  # start of the level below
         acc = 0.0

@@ -1,6 +1,6 @@
 """Normalizers of a block draw (SPEC §8): the leaves q_k and their convolutions h.
 
-Used by ``blocked.py``, whose docstring explains the numerics (plain products inside a proved
+Used by ``blocked.sweep``, whose docstring explains the numerics (plain products inside a proved
 range, else log-space leaves, a common tilt and per-node rescaling) and the tail cut. Layout:
 ``table`` is flat, row r of a block of C tokens at table[r * (C + 1):]; rows 0..K-1 are the
 leaves, rows K.. the internal nodes of ``tree`` (nested) or the prefixes h_{0..k} (backward);
@@ -14,30 +14,30 @@ import numpy as np
 from numba import njit
 
 TRUNCATE_FROM = 6  # blocks at least this long get their leaves' negligible tails cut
-_LOG_RANGE = 680.0  # plain path: |log| of any product or sum stays below this (1e295)
+LOG_RANGE = 680.0  # plain path: |log| of any product or sum stays below this (1e295)
 _TINY = 1e-280  # rescaled path: leaves by plain products while q(n) r^n stays in [_TINY, 1 / _TINY]
 
 
 @njit(cache=True, inline="always")
-def _abc(rows, k):
+def abc_terms(rows, k):
     """(a_k, b_k, c_k) = (n_dk + alpha_k, n_kv + beta, n_k + V beta)."""
     nd, nv, nk, alpha, beta, vbeta = rows
     return nd[k] + alpha[k], nv[k] + beta, nk[k] + vbeta
 
 
 @njit(cache=True, inline="always")
-def _ratio(a, b, c, j):
+def q_ratio(a, b, c, j):
     """q(j + 1) / q(j) = (a + j)(b + j) / ((j + 1)(c + j))."""
     return (a + j) * (b + j) / ((j + 1.0) * (c + j))
 
 
 @njit(cache=True)
-def _plain_is_safe(size, n_topics, log_rho_min, log_rho_max):
+def plain_is_safe(size, n_topics, log_rho_min, log_rho_max):
     """True when plain products cannot leave the normal range: every term of every h is a
     product of at most ``size`` ratios in [rho_min, rho_max], an h sums at most (K + C)^C."""
     up = size * (max(log_rho_max, 0.0) + math.log(n_topics + size))
     down = size * min(log_rho_min, 0.0)
-    return up < _LOG_RANGE and down > -_LOG_RANGE
+    return up < LOG_RANGE and down > -LOG_RANGE
 
 
 @njit(cache=True)
@@ -45,17 +45,17 @@ def _min_ratio(a, b, c, size):
     """min over i < size of q(i + 1) / q(i)."""
     low = np.inf
     for i in range(size):
-        low = min(low, _ratio(a, b, c, i))
+        low = min(low, q_ratio(a, b, c, i))
     return low
 
 
 @njit(cache=True)
-def _top_two(rows, size, by_low):
+def top_two(rows, size, by_low):
     """The two topics with the largest q(1) = ab/c (or its lower bound min(a, 1) b / c)."""
     s1 = s2 = -1.0
     i1 = i2 = -1
     for k in range(rows[0].size):
-        a, b, c = _abc(rows, k)
+        a, b, c = abc_terms(rows, k)
         s = (b / c) * (min(a, 1.0) if by_low else a)
         if s > s1:
             s2, i2, s1, i1 = s1, i1, s, k
@@ -65,17 +65,17 @@ def _top_two(rows, size, by_low):
 
 
 @njit(cache=True)
-def _absorbers(rows, size):
+def absorbers(rows, size):
     """(rho1, j1, rho2): the two largest exact min-ratios among a few candidate topics (top two
     by q(1) and by min(a, 1) b / c), j1 the topic of the first. Any rho_j bounds
     h_{-k}(C) >= rho_j^n h_{-k}(C - n) for k != j (see the module docstring)."""
-    i1, i2 = _top_two(rows, size, False)
-    m1, m2 = _top_two(rows, size, True)
+    i1, i2 = top_two(rows, size, False)
+    m1, m2 = top_two(rows, size, True)
     rho1, j1, rho2, j2 = 0.0, -1, 0.0, -1
     for j in (i1, i2, m1, m2):
         if j < 0 or j == j1 or j == j2:
             continue
-        a, b, c = _abc(rows, j)
+        a, b, c = abc_terms(rows, j)
         rho = _min_ratio(a, b, c, size)
         if rho > rho1:
             rho2, j2 = rho1, j1
@@ -111,7 +111,7 @@ def _leaf_plain(a, b, c, size, inv_rho, gb, tol, out, off):
     t = 1.0
     out[off] = 1.0
     for n in range(1, size + 1):
-        r = _ratio(a, b, c, n - 1)
+        r = q_ratio(a, b, c, n - 1)
         q *= r
         out[off + n] = q
         if inv_rho > 0.0:
@@ -132,7 +132,7 @@ def _leaf_log(a, b, c, size, tilt, inv_rho, gb, tol, out, off):
     log_inv_rho = math.log(inv_rho) if inv_rho > 0.0 else 0.0
     out[off] = 0.0
     for n in range(1, size + 1):
-        lq += math.log(_ratio(a, b, c, n - 1))
+        lq += math.log(q_ratio(a, b, c, n - 1))
         val = lq + tilt * n
         out[off + n] = val
         top = max(top, val)
@@ -158,7 +158,7 @@ def _leaf_scaled(a, b, c, size, r, inv_rho, gb, tol, out, off):
     m = size
     out[off] = 1.0
     for n in range(1, size + 1):
-        ratio = _ratio(a, b, c, n - 1)
+        ratio = q_ratio(a, b, c, n - 1)
         q *= ratio * r
         if not (q > _TINY and q < 1.0 / _TINY):
             return -1
@@ -184,7 +184,7 @@ def _leaves(rows, size, plain, tilt, cut, table, supp):
     n_topics = rows[0].size
     if plain and size == 2:
         for k in range(n_topics):
-            a, b, c = _abc(rows, k)
+            a, b, c = abc_terms(rows, k)
             inv = 1.0 / (c * (c + 1.0))
             ab = a * b
             table[3 * k] = 1.0
@@ -194,7 +194,7 @@ def _leaves(rows, size, plain, tilt, cut, table, supp):
         return
     if plain and size == 3:
         for k in range(n_topics):
-            a, b, c = _abc(rows, k)
+            a, b, c = abc_terms(rows, k)
             inv = 1.0 / (c * (c + 1.0) * (c + 2.0))
             ab = a * b
             ab2 = ab * (a + 1.0) * (b + 1.0)
@@ -206,7 +206,7 @@ def _leaves(rows, size, plain, tilt, cut, table, supp):
         return
     if plain and size < TRUNCATE_FROM:  # no tail cut: one division per topic
         for k in range(n_topics):
-            a, b, c = _abc(rows, k)
+            a, b, c = abc_terms(rows, k)
             o = k * stride
             num = 1.0
             den = 1.0
@@ -224,7 +224,7 @@ def _leaves(rows, size, plain, tilt, cut, table, supp):
     tol = cut[3]
     r = math.exp(tilt)
     for k in range(n_topics):
-        a, b, c = _abc(rows, k)
+        a, b, c = abc_terms(rows, k)
         inv_rho, gb = _cut_params(cut, k, b, c, size)
         if plain:
             supp[k] = _leaf_plain(a, b, c, size, inv_rho, gb, tol, table, k * stride)
@@ -240,7 +240,7 @@ def _prefixes_2(rows, table):
     h1 = 0.0
     h2 = 0.0
     for k in range(n_topics):
-        a, b, c = _abc(rows, k)
+        a, b, c = abc_terms(rows, k)
         inv = 1.0 / (c * (c + 1.0))
         ab = a * b
         q1 = ab * (c + 1.0) * inv
@@ -261,7 +261,7 @@ def _prefixes_3(rows, table):
     h2 = 0.0
     h3 = 0.0
     for k in range(n_topics):
-        a, b, c = _abc(rows, k)
+        a, b, c = abc_terms(rows, k)
         inv = 1.0 / (c * (c + 1.0) * (c + 2.0))
         ab = a * b
         ab2 = ab * (a + 1.0) * (b + 1.0)
@@ -284,7 +284,7 @@ def _prefixes_4(rows, table):
     n_topics = rows[0].size
     h1 = h2 = h3 = h4 = 0.0
     for k in range(n_topics):
-        a, b, c = _abc(rows, k)
+        a, b, c = abc_terms(rows, k)
         inv = 1.0 / (c * (c + 1.0) * (c + 2.0) * (c + 3.0))
         n1 = a * b
         n2 = n1 * (a + 1.0) * (b + 1.0)
@@ -313,7 +313,7 @@ def _prefixes_5(rows, table):
     n_topics = rows[0].size
     h1 = h2 = h3 = h4 = h5 = 0.0
     for k in range(n_topics):
-        a, b, c = _abc(rows, k)
+        a, b, c = abc_terms(rows, k)
         inv = 1.0 / (c * (c + 1.0) * (c + 2.0) * (c + 3.0) * (c + 4.0))
         n1 = a * b
         n2 = n1 * (a + 1.0) * (b + 1.0)
@@ -355,7 +355,7 @@ def _prefixes(rows, size, cut, table, supp, buf):
     for cc in range(1, stride):
         cur[cc] = 0.0
     for k in range(n_topics):
-        a, b, c = _abc(rows, k)
+        a, b, c = abc_terms(rows, k)
         inv_rho, gb = _cut_params(cut, k, b, c, size)
         m = _leaf_plain(a, b, c, size, inv_rho, gb, tol, q, 0)
         supp[k] = m
@@ -426,7 +426,7 @@ def _tree_full(table, tree, n_topics, size, supp):
 
 
 @njit(cache=True)
-def _build(rows, size, plain, tilt, nested, cut, tree, table, supp, buf):
+def build_normalizers(rows, size, plain, tilt, nested, cut, tree, table, supp, buf):
     """Normalizers of one block; returns the row holding h over all topics."""
     n_topics = rows[0].size
     stride = size + 1

@@ -10,7 +10,7 @@ so z, not only the counts, gets its exact conditional). Blocks of one token take
 draw of ``gibbs.py``, term for term. ``rows`` = (n_d., n_.v, n_., alpha, beta, V beta) with the
 block removed gives a_k = n_dk + alpha_k, b_k = n_kv + beta, c_k = n_k + V beta.
 
-Numerics. A block is first checked against a bound (``_plain_is_safe``): when every product of
+Numerics. A block is first checked against a bound (``plain_is_safe``): when every product of
 C ratios q_k(n + 1) / q_k(n), and every sum of the at most (K + C)^C such products, stays inside
 the normal double range, plain products are exact to rounding (h(0) = 1 throughout). Otherwise
 (long blocks) the q_k are built in log space, tilted by a common factor r^n (it multiplies every
@@ -39,8 +39,23 @@ import math
 import numpy as np
 from numba import njit
 
-from medlda._kernels.blocked.levels import LEVEL_MAX_SIZE, _emit, build_levels, level_table_size, level_tilt, sample_levels
-from medlda._kernels.blocked.normalizers import TRUNCATE_FROM, _abc, _absorbers, _build, _plain_is_safe, _ratio, _top_two
+from medlda._kernels.blocked.levels import (
+    LEVEL_MAX_SIZE,
+    build_levels,
+    emit,
+    level_table_size,
+    level_tilt,
+    sample_levels,
+)
+from medlda._kernels.blocked.normalizers import (
+    TRUNCATE_FROM,
+    abc_terms,
+    absorbers,
+    build_normalizers,
+    plain_is_safe,
+    q_ratio,
+    top_two,
+)
 from medlda._kernels.common import draw_from_cdf
 from medlda._kernels.rng import DOCS_PER_STREAM, next_below, next_uniform
 
@@ -111,7 +126,7 @@ def _sample_nested(state, table, stride, tree, n_topics, size, supp, topics, cdf
     into topics[0:size]. Zero-size subtrees are skipped; ``stack`` holds (node, count) pairs."""
     pos = 0
     if n_topics == 1:
-        pos = _emit(topics, pos, 0, size)
+        pos = emit(topics, pos, 0, size)
         return state
     stack[0], stack[1] = 2 * n_topics - 2, size
     sp = 1
@@ -119,7 +134,7 @@ def _sample_nested(state, table, stride, tree, n_topics, size, supp, topics, cdf
         sp -= 1
         node, total = stack[2 * sp], stack[2 * sp + 1]
         if node < n_topics:
-            pos = _emit(topics, pos, node, total)
+            pos = emit(topics, pos, node, total)
             continue
         left, right = tree[0, node - n_topics], tree[1, node - n_topics]
         state, n = _draw_split(state, table, stride, left, right, supp[left], supp[right], total, cdf)
@@ -148,9 +163,9 @@ def _sample_backward(state, rows, table, stride, size, plain, supp, topics, cdf)
                 break
             state, n = _draw_split(state, table, stride, k, n_topics + k - 1, supp[k],
                                    supp[n_topics + k - 1], rest, cdf)
-            pos = _emit(topics, pos, k, n)
+            pos = emit(topics, pos, k, n)
             rest -= n
-        _emit(topics, pos, 0, rest)
+        emit(topics, pos, 0, rest)
         return state
     top = n_topics - 1
     while rest > 0:
@@ -165,20 +180,20 @@ def _sample_backward(state, rows, table, stride, size, plain, supp, topics, cdf)
                 lo = mid + 1
         i = lo
         if i == 0:
-            pos = _emit(topics, pos, 0, rest)
+            pos = emit(topics, pos, 0, rest)
             break
-        a, b, c = _abc(rows, i)
+        a, b, c = abc_terms(rows, i)
         prev = (n_topics + i - 1) * stride
         q = 1.0
         acc = 0.0
         cdf[0] = 0.0
         hi = rest if size < TRUNCATE_FROM else min(rest, supp[i])
         for n in range(1, hi + 1):
-            q *= _ratio(a, b, c, n - 1)
+            q *= q_ratio(a, b, c, n - 1)
             acc += q * table[prev + rest - n]
             cdf[n] = acc
         state, n = draw_from_cdf(state, cdf, hi + 1)
-        pos = _emit(topics, pos, i, n)
+        pos = emit(topics, pos, i, n)
         rest -= n
         top = i - 1
     return state
@@ -189,13 +204,13 @@ def _clump_tilt(rows, size):
     """-max log q_j(C) / C over the two topics with the largest q(1): a tilt that gives the
     likeliest single-topic clump a weight near 1."""
     best = -np.inf
-    for j in _top_two(rows, size, False):
+    for j in top_two(rows, size, False):
         if j < 0:
             continue
-        a, b, c = _abc(rows, j)
+        a, b, c = abc_terms(rows, j)
         lq = 0.0
         for n in range(size):
-            lq += math.log(_ratio(a, b, c, n))
+            lq += math.log(q_ratio(a, b, c, n))
         best = max(best, lq)
     return -best / size
 
@@ -206,10 +221,10 @@ def draw_block(state, rows, size, nested, tree, table, supp, topics, cdf, stack,
     """(state, path): topics[0:size] gets topic k n_k times, n drawn from (6) for a block of ``size`` tokens (``rows``:
     the counts with the block removed, see the module docstring). ``path`` is 0 for plain
     products, else 1 + the number of re-tilts (1: the nested level tree under the block's tilt). ``log_rho_min`` and
-    ``log_rho_max`` bound log q_k(n + 1) / q_k(n) (see _plain_is_safe)."""
+    ``log_rho_max`` bound log q_k(n + 1) / q_k(n) (see plain_is_safe)."""
     n_topics = rows[0].size
     stride = size + 1
-    plain = (not force_rescaled) and _plain_is_safe(size, n_topics, log_rho_min, log_rho_max)
+    plain = (not force_rescaled) and plain_is_safe(size, n_topics, log_rho_min, log_rho_max)
     if nested and n_topics > 1 and not force_rescaled and size <= LEVEL_MAX_SIZE:
         if plain and level_table_size(n_topics, size) <= table.size:
             ok, tilt, path = True, 0.0, 0
@@ -225,20 +240,20 @@ def draw_block(state, rows, size, nested, tree, table, supp, topics, cdf, stack,
             plain = False
     tol = TAIL_TV / n_topics
     if size >= TRUNCATE_FROM and n_topics > 1:
-        rho1, j1, rho2 = _absorbers(rows, size)
+        rho1, j1, rho2 = absorbers(rows, size)
         cut = (rho1, j1, rho2, tol)
     else:
         cut = (0.0, -1, 0.0, tol)
     path = 0
     root = 0
     if plain:
-        root = _build(rows, size, True, 0.0, nested, cut, tree, table, supp, buf)
+        root = build_normalizers(rows, size, True, 0.0, nested, cut, tree, table, supp, buf)
         v = table[root * stride + size]
         plain = v > 0.0 and v < np.inf
     if not plain:
         tilt = _clump_tilt(rows, size)
         path = 1
-        root = _build(rows, size, False, tilt, nested, cut, tree, table, supp, buf)
+        root = build_normalizers(rows, size, False, tilt, nested, cut, tree, table, supp, buf)
         while not (supp[root] >= size and table[root * stride + size] >= _ROOT_FLOOR):
             if path > _TILT_TRIES:
                 raise FloatingPointError("blocked Gibbs: a block normalizer was lost to underflow")
@@ -250,7 +265,7 @@ def draw_block(state, rows, size, nested, tree, table, supp, topics, cdf, stack,
             deficit = -math.log(v) if v > 0.0 else 700.0
             tilt += (deficit + 10.0) / max(size - arg, 1)
             path += 1
-            root = _build(rows, size, False, tilt, nested, cut, tree, table, supp, buf)
+            root = build_normalizers(rows, size, False, tilt, nested, cut, tree, table, supp, buf)
     if nested:
         return _sample_nested(state, table, stride, tree, n_topics, size, supp, topics, cdf, stack), path
     return _sample_backward(state, rows, table, stride, size, plain, supp, topics, cdf), path
@@ -355,7 +370,7 @@ def blocked_sweep(word_ids, doc_ptr, order, block_ptr, doc_blocks, z, n_dk, n_wk
         log_rho_min, log_rho_max = _ratio_bounds(alpha, beta, vbeta, word_ids.size, doc_ptr[d + 1] - doc_ptr[d])
         short = 0  # nested blocks up to this size go straight to the level tree (plain, untilted)
         if nested and n_topics > 1:
-            while short < _SHORT and _plain_is_safe(short + 1, n_topics, log_rho_min, log_rho_max):
+            while short < _SHORT and plain_is_safe(short + 1, n_topics, log_rho_min, log_rho_max):
                 short += 1
         for blk in range(doc_blocks[d], doc_blocks[d + 1]):
             start, end = block_ptr[blk], block_ptr[blk + 1]
