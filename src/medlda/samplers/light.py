@@ -25,6 +25,7 @@ from medlda._kernels.light.word_hash import (
     spill_bound,
     to_dense,
 )
+from medlda._kernels.records import AlphaTable, Counts, MoveLog, PhiTables, Supervision, Tokens, WordHash
 from medlda._kernels.rng import make_streams, on_stream_chunks, stream_chunks
 from medlda.samplers.base import ETA_DRAWS, Sampler, WarmUp, register
 from medlda.samplers.eta import exact_eta
@@ -209,9 +210,11 @@ class Light(Sampler):
         """One sweep over every token. The partial variant draws phi from ``state.n_wk`` unless
         ``phi_wk`` (V, K) is given (a distributed driver draws it once from the global counts)."""
         cache = self.cache(state)
-        a_prob, a_alias = alpha_table(state.alpha)
+        prior = AlphaTable(state.alpha, *alpha_table(state.alpha))
         kernels = sweeps_for(PROPOSAL_MODES[self.proposal], task_kind(eta.shape[0]), int(self.n_mh))
-        moved, moved_from = self._move_log(cache, state.z.size)
+        tokens = Tokens(state.word_ids, state.doc_ptr, state.z)
+        supervision = Supervision(eta, kappa, w)
+        log = MoveLog(*self._move_log(cache, state.z.size))
         if self.variant == "partial":
             phi, prob, alias, mass = self._exact_tables(cache, *state.n_wk.shape)
             if phi_wk is None:
@@ -222,9 +225,9 @@ class Light(Sampler):
                 phi = np.ascontiguousarray(phi_wk, dtype=np.float64)
                 build_alias_rows(phi, prob, alias, np.empty(phi.shape))
                 mass = phi.sum(axis=1)
-            on_stream_chunks(kernels.exact, kernels.exact_parallel, state.doc_ptr, self.n_jobs, state.word_ids,
-                             state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k, state.alpha, a_prob, a_alias,
-                             phi, prob, alias, mass, eta, kappa, w, state.streams, moved, moved_from)
+            on_stream_chunks(kernels.exact, kernels.exact_parallel, state.doc_ptr, self.n_jobs, tokens,
+                             Counts(state.n_dk, state.n_wk, state.n_k), prior, PhiTables(phi, prob, alias, mass),
+                             supervision, state.streams, log)
             return
         # the hash holds n_kw; LDA's sweep neither reads nor writes n_dk, with tasks it does
         lda = eta.shape[0] == 0
@@ -236,9 +239,9 @@ class Light(Sampler):
         slots, h.top = compact_and_build(h.word_meta, h.slots, h.spill, state.n_k, state.beta, state.vbeta,
                                          h.word_table, h.inv_frozen, h.spare)
         h.slots, h.spare = slots, h.slots
-        args = (state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_k,
-                state.alpha, a_prob, a_alias, state.beta, state.vbeta, h.word_meta, h.slots, h.top, h.word_table,
-                h.inv_frozen, eta, kappa, w, state.streams, moved, moved_from)
+        words = WordHash(state.beta, state.vbeta, h.word_meta, h.slots, h.top, h.word_table, h.inv_frozen)
+        counts = Counts(state.n_dk, np.zeros((0, state.n_k.size), np.int32), state.n_k)  # no dense n_wk: the hash
+        args = (tokens, counts, prior, words, supervision, state.streams, log)
         if chunks.size > 2:
             kernels.collapsed_parallel(chunks, *args, self._thread_slots(cache, chunks.size - 1, h.slots))
         else:

@@ -68,15 +68,21 @@ def _records(n_k, inv_frozen, exp_q):
 
 
 @njit(cache=True, fastmath=FAST)
-def collapsed_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, n_k, alpha, alpha_prob, alpha_alias,
-                      beta, vbeta, word_meta, slots, top, word_table, inv_frozen, eta, kappa, w, mode, tasks,
-                      n_mh, streams, moved, moved_from, region):
+def collapsed_blocks(block_lo, block_hi, tokens, counts, prior, words, supervision, mode, tasks, n_mh, streams, log,
+                     region):
     """The collapsed sweep over the documents of random-stream blocks [block_lo, block_hi), with
-    its own hash (``word_meta``, ``slots``, ``top``) and ``n_k`` (the shared ones, or a thread's
-    copies). Each token that changes topic is logged at moved[e], moved_from[e] from e = the block
-    range's first token on; returns how many were logged. It writes its doc and exp proposal tables into word_table's scratch
-    ``region`` (0, 1, ... for each thread; ``proposal_scratch`` entries each, after the word tables)."""
+    its own hash (``words``: ``WordHash``) and ``counts.n_k`` (the shared ones, or a thread's
+    copies); ``counts.n_wk`` is not read. Each token that changes topic is logged in ``log`` at
+    e = the block range's first token on; returns how many were logged. It writes its doc and exp
+    proposal tables into word_table's scratch ``region`` (0, 1, ... for each thread;
+    ``proposal_scratch`` entries each, after the word tables)."""
     mode, tasks, n_mh = fixed(mode), fixed(tasks), fixed(n_mh)  # constants of the code ``sweeps_for`` compiles
+    word_ids, doc_ptr, z = tokens
+    n_dk, _, n_k = counts
+    alpha, alpha_prob, alpha_alias = prior
+    beta, vbeta, word_meta, slots, top, word_table, inv_frozen = words
+    eta, kappa, w = supervision
+    moved, moved_from = log
     n_tasks = eta.shape[0] if tasks == SEVERAL else tasks
     (eta_kt, alpha_sum, alpha_flat, a, b, p, exp_w, exp_prob, exp_alias, exp_q, small, large, prop_kind,
      prop_topic) = sweep_scratch(eta, alpha, n_mh)

@@ -30,14 +30,19 @@ from medlda._kernels.rng import DOCS_PER_STREAM, block_docs
 
 
 @njit(cache=True, fastmath=FAST)
-def exact_blocks(block_lo, block_hi, word_ids, doc_ptr, z, n_dk, alpha, alpha_prob, alpha_alias, phi_wk,
-                 word_prob, word_alias, word_mass, eta, kappa, w, mode, tasks, n_mh, streams, moved, moved_from):
+def exact_blocks(block_lo, block_hi, tokens, counts, prior, phi, supervision, mode, tasks, n_mh, streams, log):
     """The partially collapsed sweep over the documents of random-stream blocks [block_lo,
-    block_hi). Reads nothing another block writes (phi is fixed, n_kw and n_k do not enter
-    (2b)), so blocks can run in any order or in parallel with identical results; changed tokens
-    are logged as in ``collapsed.collapsed_blocks``. ``word_mass`` (V,): sum_k phi_wk[v, k], the word
-    proposal's normalizer (for the mixture's ratio)."""
+    block_hi), given ``phi`` (``PhiTables``). Reads nothing another block writes (phi is fixed,
+    n_kw and n_k do not enter (2b)), so blocks can run in any order or in parallel with identical
+    results. It updates ``counts.n_dk`` and logs the tokens that changed topic in ``log`` as
+    ``collapsed.collapsed_blocks`` does (``moves.apply_dense_moves`` applies them to n_wk, n_k)."""
     mode, tasks, n_mh = fixed(mode), fixed(tasks), fixed(n_mh)  # constants of the code ``sweeps_for`` compiles
+    word_ids, doc_ptr, z = tokens
+    n_dk = counts.n_dk
+    alpha, alpha_prob, alpha_alias = prior
+    phi_wk, word_prob, word_alias, word_mass = phi
+    eta, kappa, w = supervision
+    moved, moved_from = log
     n_tasks = eta.shape[0] if tasks == SEVERAL else tasks
     (eta_kt, alpha_sum, alpha_flat, a, b, p, exp_w, exp_prob, exp_alias, exp_q, small, large, prop_kind,
      prop_topic) = sweep_scratch(eta, alpha, n_mh)

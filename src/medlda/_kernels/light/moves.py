@@ -11,9 +11,13 @@ from medlda._kernels.light.word_hash import BASE, CUR, MASK, find_slot, insert_t
 
 
 @njit(cache=True)
-def apply_moves(word_ids, z, moved, moved_from, lo, n, n_wk, n_k, word_meta, slots, top):
-    """Apply logged topic changes moved[lo:lo + n] to n_k, to dense n_wk unless it has no rows
-    (the collapsed sweeps keep none) and, when ``slots`` is non-empty, to the hashed counts."""
+def apply_moves(tokens, log, lo, n, counts, word_meta, slots, top):
+    """Apply the moves logged at lo, ..., lo + n - 1 to ``counts.n_k``, to ``counts.n_wk`` unless
+    it has no rows and, when ``slots`` is non-empty, to the hashed counts (``word_meta``,
+    ``slots``, ``top``: a ``WordHash``'s)."""
+    word_ids, _, z = tokens
+    moved, moved_from = log
+    n_wk, n_k = counts.n_wk, counts.n_k
     dense = n_wk.shape[0] > 0
     for e in range(lo, lo + n):
         i = moved[e]
@@ -36,7 +40,6 @@ def apply_moves(word_ids, z, moved, moved_from, lo, n, n_wk, n_k, word_meta, slo
 
 
 @njit(cache=True)
-def apply_dense_moves(word_ids, z, moved, moved_from, start, count, n_wk, n_k):
+def apply_dense_moves(tokens, log, lo, n, counts):
     """The logged moves into dense counts only (the exact variant keeps no hash)."""
-    apply_moves(word_ids, z, moved, moved_from, start, count, n_wk, n_k,
-                np.empty((0, 8), np.int64), np.empty(0, np.int32), np.empty(1, np.int64))
+    apply_moves(tokens, log, lo, n, counts, np.empty((0, 8), np.int64), np.empty(0, np.int32), np.empty(1, np.int64))
