@@ -21,7 +21,7 @@ def _push(k, is_small, small, large, n_small, n_large):
     return n_small + is_small, n_large + 1 - is_small
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)  # set, so not taken from a fastmath caller (numba's default)
 def build_alias(weights, prob, alias, q, small, large):
     """Fill one table from non-negative ``weights`` (K,): ``q`` = weights / sum, and Vose's
     ``prob`` / ``alias`` so that a draw returns k with probability q[k]. ``small`` and ``large``

@@ -1,4 +1,5 @@
-"""The exp proposal q(k) = exp(G_d(k)) / Z of a supervised document (SPEC §4), and its table.
+"""The exp proposal q(k) = exp(G_d(k)) / Z of a supervised document (SPEC §4), its table, and
+what a light sweep sets up per sweep and per document for it.
 
 Its draws take one of two forms, whichever costs less for the draws a document makes: Vose's
 alias table (one try a draw, a build of O(K)), or the weights scaled to a maximum of 1 as a
@@ -17,7 +18,7 @@ REJECT = -1  # the alias of a rejection table's entry: the try is rejected and t
 REJECTION_BUDGET = 0.5  # retries a document's draws may cost, per topic, before Vose's build is cheaper
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FAST)  # the sweeps' flags, which numba would give it from them anyway
 def exp_scratch(n_tasks, n_topics):
     """Buffers of the per-document exp table (weights, prob, alias, q, small, large); with no
     tasks the table is uniform, built once (only reached in proposal mode "exp")."""
@@ -67,7 +68,7 @@ def enter_doc(eta, eta_kt, n_dk, d, kappa, w, length, a, b, p, exact, exp_w, exp
     exp_table(eta, b, a if exact else p, exp_w, exp_prob, exp_alias, exp_q, small, large, n_draws)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FAST)  # the sweeps' flags, which numba would give it from them anyway
 def sweep_scratch(eta, alpha, n_mh):
     """What every light sweep sets up once: eta transposed (K, T) so that G_d(k) reads one topic's
     weights side by side, alpha_sum, ``alpha_flat`` (the common alpha_k of a symmetric prior, else

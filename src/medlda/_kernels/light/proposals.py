@@ -22,7 +22,9 @@ PROPOSAL_MODES = {"mixture": MIXTURE, "scan": SCAN, "cycle": CYCLE, "doc": DOC, 
 # but the word and document do not yet hold: its exp factor no longer cancels in the ratio.
 
 # The sweeps allow reassociation and fused multiply-adds (no other fast-math assumption: NaN and
-# inf keep their meaning), so sums over tasks and topics vectorize.
+# inf keep their meaning), so sums over tasks and topics vectorize; tests/kernels check that they
+# draw bitwise what they draw without. A kernel they call sets its flags: numba would otherwise
+# compile it with those of its first caller.
 FAST = {"reassoc", "contract"}
 
 SEVERAL = -1  # ``tasks`` of a sweep: T when it is 0 or 1, else this
