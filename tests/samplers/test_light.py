@@ -1,7 +1,7 @@
-"""LightMedLDA against exact answers: alias tables, coordinate Gibbs for eta, light inference, the
-word hash and proposal tables, counts kept exact on any number of threads. Its chains against the
-enumerated posterior (every proposal mode, phi drawn every few sweeps, an asymmetric prior, the
-measured bias of the collapsed variant) are in test_exact_posterior.py."""
+"""LightMedLDA against exact answers: inference, the word hash and its proposal tables, counts kept
+exact on any number of threads. Its chains against the enumerated posterior (every proposal mode,
+phi drawn every few sweeps, an asymmetric prior, the measured bias of the collapsed variant) are in
+test_exact_posterior.py; the alias, eta, proposal and Dirichlet kernels' own tests in tests/kernels."""
 
 from __future__ import annotations
 
@@ -11,97 +11,8 @@ from scipy import stats
 from scipy.special import gammaln
 
 from exact import FALSE_ALARM, all_states, chi_square_pvalue
-from medlda._kernels.alias import alias_draws, build_alias_rows
-from medlda._kernels.eta import columns_omega, coordinate_eta_sweeps, dense_topic_columns, topic_columns_from_counts
 from medlda.engine.state import ChainState
 from medlda.samplers import ExactGibbs, Light
-from medlda.samplers.eta import draw_eta_exact
-
-
-def test_alias_table_draws_its_stored_proposal():
-    rng = np.random.default_rng(0)
-    weights = np.array([[0.0, 3.0, 1.0, 0.5, 0.0, 7.5], [1, 1, 1, 1, 1, 1], [0, 0, 0, 0, 0, 0.0]])
-    prob, alias, q = np.empty(weights.shape), np.empty(weights.shape, np.int64), np.empty(weights.shape)
-    build_alias_rows(weights, prob, alias, q)
-    assert np.allclose(q[0], weights[0] / weights[0].sum()) and np.allclose(q[2], 1 / 6)
-    for row in range(3):
-        draws = alias_draws(prob[row], alias[row], 60000, np.uint64(rng.integers(1, 2**62)))
-        hist = np.bincount(draws, minlength=6)
-        assert chi_square_pvalue(hist, q[row]) > FALSE_ALARM
-    assert np.bincount(alias_draws(prob[0], alias[0], 10000, np.uint64(5)), minlength=6)[[0, 4]].sum() == 0
-
-
-@pytest.mark.parametrize("n_topics", [1, 2, 7, 400])
-def test_alias_table_holds_exactly_its_weights(n_topics):
-    """What a table draws, read off exactly: P(k) = (prob_k + sum over j aliased to k of
-    (1 - prob_j)) / K must be weights / sum, for flat, skewed, sparse and equal weights."""
-    rng = np.random.default_rng(n_topics)
-    weights = np.vstack([rng.random((5, n_topics)), rng.exponential(1.0, (5, n_topics)) ** 8,
-                         (rng.random((5, n_topics)) < 0.1) * rng.random((5, n_topics)), np.ones((1, n_topics))])
-    weights[weights.sum(axis=1) == 0, 0] = 1.0
-    prob, alias, q = np.empty(weights.shape), np.empty(weights.shape, np.int64), np.empty(weights.shape)
-    build_alias_rows(weights, prob, alias, q)
-    for row in range(weights.shape[0]):
-        assert np.all((prob[row] >= 0) & (prob[row] <= 1)) and np.all((alias[row] >= 0) & (alias[row] < n_topics))
-        drawn = prob[row].copy()
-        np.add.at(drawn, alias[row], 1.0 - prob[row])
-        assert np.allclose(drawn / n_topics, weights[row] / weights[row].sum(), rtol=0, atol=1e-13)
-
-
-def test_coordinate_gibbs_eta_leaves_gaussian_invariant_and_converges():
-    rng = np.random.default_rng(3)
-    n_docs, n_topics = 30, 3
-    zbar = rng.dirichlet(np.ones(n_topics), size=n_docs)
-    zbar[zbar < 0.1] = 0.0  # sparse zbar, as with many topics
-    kappa = rng.normal(size=(n_docs, 2))
-    w = rng.gamma(2.0, size=(n_docs, 2))
-    nu = 0.5
-    chol = [np.linalg.cholesky(nu * np.eye(n_topics) + (zbar * w[:, [t]]).T @ zbar) for t in range(2)]
-    means = [np.linalg.solve(c @ c.T, zbar.T @ kappa[:, t]) for t, c in enumerate(chol)]
-    columns = dense_topic_columns(np.ascontiguousarray(zbar.T))
-
-    def whitened(samples):
-        return [((samples[:, t] - means[t]) @ chol[t]) for t in range(2)]
-
-    # (a) invariance: from exact draws, one coordinate sweep must give exact draws again
-    out = []
-    for _ in range(3000):
-        eta = draw_eta_exact(zbar, kappa, w, nu, rng)
-        omega = zbar @ eta.T
-        coordinate_eta_sweeps(columns, kappa, w, omega, eta, nu, rng.standard_normal((1, 2, n_topics)))
-        assert np.allclose(omega, zbar @ eta.T)
-        out.append(eta)
-    # (b) convergence: from zero, 30 sweeps reach the target (an identity kernel would fail here)
-    far = []
-    for _ in range(3000):
-        eta = np.zeros((2, n_topics))
-        omega = np.zeros((n_docs, 2))
-        coordinate_eta_sweeps(columns, kappa, w, omega, eta, nu, rng.standard_normal((30, 2, n_topics)))
-        far.append(eta)
-    for samples in (np.array(out), np.array(far)):
-        for white in whitened(samples):
-            assert stats.kstest((white ** 2).sum(1), stats.chi2(n_topics).cdf).pvalue > FALSE_ALARM
-            for j in range(n_topics):
-                assert stats.kstest(white[:, j], "norm").pvalue > FALSE_ALARM
-    stuck = np.zeros((3000, 2, n_topics)) + rng.normal(scale=1e-3, size=(3000, 2, n_topics))
-    assert stats.kstest((whitened(stuck)[0] ** 2).sum(1), stats.chi2(n_topics).cdf).pvalue < FALSE_ALARM
-
-
-def test_topic_columns_from_counts_equal_dense_zbar_columns():
-    """The eta draw reads zbar's sparse topic columns straight from n_dk; they must be the dense
-    zbar's, bit for bit (empty documents included), and omega from them zbar @ eta.T."""
-    rng = np.random.default_rng(11)
-    n_dk = rng.poisson(0.7, size=(40, 9)).astype(np.int32)
-    n_dk[3] = 0
-    lengths = n_dk.sum(1)
-    zbar = n_dk / np.maximum(lengths, 1)[:, None]
-    got = topic_columns_from_counts(n_dk, lengths)
-    want = dense_topic_columns(np.ascontiguousarray(zbar.T))
-    for a, b in zip(got, want):
-        assert a.dtype == b.dtype and np.array_equal(a, b)
-    eta = rng.normal(size=(4, 9))
-    assert np.allclose(columns_omega(*got, eta, 40), zbar @ eta.T, rtol=1e-12, atol=1e-12)
-
 
 INFER_PHI = np.array([[0.6, 0.1], [0.3, 0.2], [0.1, 0.7]])
 INFER_ALPHA = np.array([0.4, 0.9])
@@ -502,129 +413,7 @@ def test_word_proposal_tables_draw_their_frozen_q(wide):
         assert chi_square_pvalue(hist, wrong / wrong.sum()) < FALSE_ALARM
 
 
-def test_collapsed_sweep_draws_each_proposal_kind_through_its_row():
-    """The collapsed sweep draws every proposal kind by one code path, from entries written into
-    word_table after the word tables: the doc proposal's rows as the sweep sets them draw k with
-    probability (n_dk + alpha_k) / (N_d + alpha_sum), its own token's topic included, and the exp
-    rows draw the exp table's q."""
-    from numba import njit
 
-    from medlda._kernels.alias import build_alias
-    from medlda._kernels.light.proposals import DOC, EXP, ROW, draw_kind, put_alias, put_doc_topic, set_row
-    from medlda._kernels.light.word_hash import topic_view
-
-    @njit
-    def draws(n, state, z, alpha, exp_w):
-        n_topics = alpha.size
-        table = np.zeros(2 * (2 * n_topics + z.size), np.float32)  # 8-byte entries, as the sweeps use
-        topics = topic_view(table)
-        prob, alias, q = np.empty(n_topics), np.empty(n_topics, np.int64), np.empty(n_topics)
-        small, large = np.empty(n_topics, np.int64), np.empty(n_topics, np.int64)
-        build_alias(alpha, prob, alias, q, small, large)
-        put_alias(table, topics, 0, prob, alias)
-        build_alias(exp_w, prob, alias, q, small, large)
-        put_alias(table, topics, n_topics, prob, alias)
-        for j in range(z.size):
-            put_doc_topic(table, topics, 2 * n_topics + j, z[j])
-        rows_f, rows_i = np.zeros(3 * ROW), np.zeros(3 * ROW, np.int64)
-        alpha_sum = alpha.sum()
-        set_row(rows_f, rows_i, DOC, z.size / (z.size + alpha_sum), z.size + alpha_sum, 2 * n_topics, z.size,
-                n_topics * (z.size + alpha_sum) / alpha_sum, 0, n_topics)
-        set_row(rows_f, rows_i, EXP, 2.0, n_topics, n_topics, n_topics, n_topics, n_topics, n_topics)
-        out = np.empty((2, n), np.int64)
-        for i in range(n):
-            state, out[0, i] = draw_kind(state, rows_f, rows_i, DOC, table, topics)
-            state, out[1, i] = draw_kind(state, rows_f, rows_i, EXP, table, topics)
-        return out
-
-    z = np.array([3, 0, 3, 3, 1, 0, 3])
-    alpha = np.array([0.4, 1.1, 0.2, 0.5, 0.8])
-    exp_w = np.array([3.0, 0.5, 0.0, 1.5, 0.25])
-    doc_draws, exp_draws = draws(60000, np.uint64(7), z, alpha, exp_w)
-    doc_q = (np.bincount(z, minlength=5) + alpha) / (z.size + alpha.sum())
-    assert chi_square_pvalue(np.bincount(doc_draws, minlength=5), doc_q) > FALSE_ALARM
-    without_alpha = (np.bincount(z, minlength=5) + 1e-3) / (z.size + 5e-3)  # a doc row that ignored alpha
-    assert chi_square_pvalue(np.bincount(doc_draws, minlength=5), without_alpha / without_alpha.sum()) < FALSE_ALARM
-    assert np.bincount(exp_draws, minlength=5)[2] == 0
-    exp_q = np.delete(exp_w / exp_w.sum(), 2)
-    assert chi_square_pvalue(np.delete(np.bincount(exp_draws, minlength=5), 2), exp_q) > FALSE_ALARM
-
-
-@pytest.mark.parametrize("form", ["rejection", "vose"])
-def test_exp_table_draws_its_q_in_either_form(form):
-    """The exp table of a flat exp(G_d) for few draws is a rejection table (every alias
-    ``REJECT``), of a peaked one for many draws Vose's; both store q = exp(G_d) / Z and draw it,
-    by ``draw_alias`` (the exact sweep) and through word_table entries (the collapsed sweep), each
-    rejected try drawn again. (A rejected try taken as its entry's topic would draw the uniform:
-    the test tells the two apart.)"""
-    from numba import njit
-
-    from medlda._kernels.alias import draw_alias
-    from medlda._kernels.light.exp_table import REJECT, exp_table
-    from medlda._kernels.light.proposals import EXP, ROW, draw_kind, put_alias, set_row
-    from medlda._kernels.light.word_hash import topic_view
-
-    @njit
-    def draws(n, state, eta, b, p, n_draws):
-        n_topics = eta.shape[1]
-        exp_w, prob, q = np.empty(n_topics), np.empty(n_topics), np.empty(n_topics)
-        alias, small, large = np.empty(n_topics, np.int64), np.empty(n_topics, np.int64), np.empty(n_topics, np.int64)
-        exp_table(eta, b, p, exp_w, prob, alias, q, small, large, n_draws)
-        table = np.zeros(2 * n_topics, np.float32)
-        topics = topic_view(table)
-        put_alias(table, topics, 0, prob, alias)
-        rows_f, rows_i = np.zeros(3 * ROW), np.zeros(3 * ROW, np.int64)
-        set_row(rows_f, rows_i, EXP, 2.0, n_topics, 0, n_topics, n_topics, 0, n_topics)
-        out = np.empty((2, n), np.int64)
-        for i in range(n):
-            state, k = draw_alias(state, prob, alias)
-            while k < 0:
-                state, k = draw_alias(state, prob, alias)
-            out[0, i] = k
-            state, k = draw_kind(state, rows_f, rows_i, EXP, table, topics)
-            while k < 0:
-                state, k = draw_kind(state, rows_f, rows_i, EXP, table, topics)
-            out[1, i] = k
-        return out, q, alias
-
-    flat = form == "rejection"
-    eta = np.array([[0.1, -0.2, 0.3, 0.0, 0.2, -0.1]]) if flat else np.array([[4.0, -3.0, 2.0, 0.0, 5.0, -1.0]])
-    b, p = (np.array([0.5]), np.array([1.0])) if flat else (np.array([0.1]), np.array([2.0]))
-    out, q, alias = draws(60000, np.uint64(11), eta, b, p, 10.0 if flat else 100.0)
-    g = eta[0] * (p[0] - b[0] * eta[0])
-    assert np.allclose(q, np.exp(g - g.max()) / np.exp(g - g.max()).sum(), rtol=1e-5, atol=0)
-    assert np.all(alias == REJECT) if flat else np.all(alias >= 0)
-    for route in out:
-        assert chi_square_pvalue(np.bincount(route, minlength=6), q) > FALSE_ALARM
-        assert chi_square_pvalue(np.bincount(route, minlength=6), np.full(6, 1 / 6)) < FALSE_ALARM
-
-def test_log_space_gamma_and_dirichlet_draws():
-    """The kernels' log Gamma draws match scipy's (KS) for small shapes (the rejection sampler of
-    shapes below 0.3: beta, the shape of every zero count), shapes below 1 (boosted) and above,
-    and each phi column drawn by draw_phi_tables has the Dirichlet(n + beta) mean."""
-    from medlda._kernels.dirichlet import draw_phi_tables, log_gamma_draws
-    from medlda._kernels.rng import make_streams
-
-    for shape in (0.01, 0.1, 0.29, 0.3, 1.0, 4.5):
-        x = log_gamma_draws(shape, 20000, np.uint64(17))
-        assert stats.kstest(x, stats.loggamma(shape).cdf).pvalue > FALSE_ALARM
-        assert stats.kstest(x, stats.loggamma(shape * 1.05).cdf).pvalue < FALSE_ALARM
-    n_wk = np.array([[3, 0], [1, 0], [0, 6]], np.int32)
-    rng = np.random.default_rng(2)
-    for beta in (0.5, 0.05):  # zero counts boosted / drawn by the small-shape sampler
-        phis = []
-        for _ in range(4000):
-            phi = np.empty((3, 2))
-            draw_phi_tables(n_wk, beta, make_streams(rng, 3), phi, np.empty((3, 2)), np.empty((3, 2), np.int32),
-                            np.empty(3))
-            phis.append(phi)
-        phis = np.array(phis)
-        assert np.allclose(phis.sum(1), 1.0)
-        shape = n_wk + beta
-        assert np.abs(phis.mean(0) - shape / shape.sum(0)).max() < 0.01
-        for v, k in np.ndindex(n_wk.shape):  # each entry's Beta marginal
-            marginal = stats.beta(shape[v, k], shape[:, k].sum() - shape[v, k])
-            assert stats.kstest(phis[:, v, k], marginal.cdf).pvalue > FALSE_ALARM / 6
 
 
 def _block_corpus(seed: int):
