@@ -18,6 +18,7 @@ from exact import FALSE_ALARM, chi_square_pvalue, normalize_log, token_arrays
 from medlda import LDA, MedLDAClassifier
 from medlda._kernels.blocked.sweep import balanced_tree_arrays, draw_block_many
 from medlda._kernels.gibbs import gibbs_sweep
+from medlda._kernels.records import Counts, Supervision, Tokens
 from medlda.data.synthetic import make_supervised_corpus
 from medlda.engine.perplexity import CompletionSplit, HeldoutPerplexity, completion_perplexity
 from medlda.engine.state import ChainState
@@ -283,8 +284,8 @@ def test_single_token_blocks_are_exactly_the_single_site_sweep():
     for simulation in SIMULATIONS:
         for _ in range(3):
             BlockedGibbs(simulation).sweep(a, *no_tasks, None)
-            gibbs_sweep(b.word_ids, b.doc_ptr, b.z, b.n_dk, b.n_wk, b.n_k, b.alpha, b.beta, b.vbeta,
-                        *no_tasks, b.streams)
+            gibbs_sweep(Tokens(b.word_ids, b.doc_ptr, b.z), Counts(b.n_dk, b.n_wk, b.n_k), b.alpha, b.beta,
+                        b.vbeta, Supervision(*no_tasks), b.streams)
             np.testing.assert_array_equal(a.z, b.z)
             np.testing.assert_array_equal(a.streams, b.streams)
 

@@ -12,12 +12,15 @@ from medlda._kernels.rng import DOCS_PER_STREAM
 
 
 @njit(cache=True)
-def gibbs_sweep(word_ids, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, vbeta, eta, kappa, w, streams):
+def gibbs_sweep(tokens, counts, alpha, beta, vbeta, supervision, streams):
     """Resample every z_di from (2): (n_dk + alpha_k)(n_kw + beta)/(n_k + Vbeta) exp(G_d(k)).
 
-    ``eta`` is (T, K), ``kappa`` and ``w`` are (D, T) (the loss's augmentation, SPEC (1));
-    T = 0 is unsupervised LDA. Counts are updated in place; ``streams`` advance.
+    ``tokens``, ``counts`` and ``supervision`` are the records of ``medlda._kernels.records``;
+    T = 0 tasks is unsupervised LDA. z and the counts are updated in place; ``streams`` advance.
     """
+    word_ids, doc_ptr, z = tokens
+    n_dk, n_wk, n_k = counts
+    eta, kappa, w = supervision
     n_tasks, n_topics = eta.shape
     eta_kt = np.ascontiguousarray(eta.T)  # one topic's weights side by side for G_d(k)
     cdf = np.empty(n_topics)

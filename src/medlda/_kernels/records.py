@@ -24,6 +24,14 @@ class Counts(NamedTuple):
     n_k: np.ndarray  # (K,) int64: tokens in topic k
 
 
+class Blocks(NamedTuple):
+    """The tokens grouped into blocks, one per word of a document, for the blocked sampler."""
+
+    order: np.ndarray  # (N,) int64: token indices, each block's side by side
+    block_ptr: np.ndarray  # (B + 1,) int64: block b is order[block_ptr[b]:block_ptr[b + 1]]
+    doc_blocks: np.ndarray  # (D + 1,) int64: document d's blocks are [doc_blocks[d], doc_blocks[d + 1])
+
+
 class Supervision(NamedTuple):
     """The supervised part of the target (SPEC (1), (3)); T = 0 is unsupervised LDA."""
 

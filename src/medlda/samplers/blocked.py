@@ -13,6 +13,7 @@ import numpy as np
 
 from medlda._kernels.blocked.levels import level_table_size
 from medlda._kernels.blocked.sweep import BACKWARD, NESTED, balanced_tree_arrays, blocked_sweep
+from medlda._kernels.records import Blocks, Counts, Tokens
 from medlda.samplers.base import Sampler, WarmUp, register
 from medlda.samplers.inference import gibbs_infer
 
@@ -103,10 +104,10 @@ class BlockedGibbs(Sampler):
             cache.blocks = group_tokens(state.word_ids, state.doc_ptr)
         blocks = cache.blocks
         max_block = int(blocks.sizes.max()) if blocks.sizes.size else 1
-        tree, (table, work, iwork) = self._work(cache, state.n_wk.shape[1], max_block)
-        blocked_sweep(state.word_ids, state.doc_ptr, blocks.order, blocks.block_ptr, blocks.doc_blocks,
-                      state.z, state.n_dk, state.n_wk, state.n_k, state.alpha, state.beta, state.vbeta,
-                      BLOCK_SIMULATIONS[self.simulation], tree, state.streams, table, work, iwork)
+        tree, scratch = self._work(cache, state.n_wk.shape[1], max_block)
+        blocked_sweep(Tokens(state.word_ids, state.doc_ptr, state.z), Blocks(blocks.order, blocks.block_ptr,
+                      blocks.doc_blocks), Counts(state.n_dk, state.n_wk, state.n_k), state.alpha, state.beta,
+                      state.vbeta, BLOCK_SIMULATIONS[self.simulation], tree, state.streams, scratch)
 
     def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs: int = 1,
               progress=None, doc_seeded: bool = False) -> np.ndarray:

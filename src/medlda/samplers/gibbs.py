@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from medlda._kernels.gibbs import gibbs_sweep
+from medlda._kernels.records import Counts, Supervision, Tokens
 from medlda.samplers.base import Sampler, WarmUp, register
 from medlda.samplers.eta import exact_eta
 from medlda.samplers.inference import gibbs_infer
@@ -17,8 +18,8 @@ class ExactGibbs(Sampler):
     name = "gibbs"
 
     def sweep(self, state, eta, kappa, w, rng, phi_wk=None) -> None:
-        gibbs_sweep(state.word_ids, state.doc_ptr, state.z, state.n_dk, state.n_wk, state.n_k,
-                    state.alpha, state.beta, state.vbeta, eta, kappa, w, state.streams)
+        gibbs_sweep(Tokens(state.word_ids, state.doc_ptr, state.z), Counts(state.n_dk, state.n_wk, state.n_k),
+                    state.alpha, state.beta, state.vbeta, Supervision(eta, kappa, w), state.streams)
 
     def draw_eta(self, state, eta, kappa, w, nu, rng) -> tuple[np.ndarray, np.ndarray]:
         """eta from its exact Gaussian conditional, and omega = zbar @ eta.T (D, T) with it."""

@@ -346,15 +346,20 @@ def _shuffle(state, topics, size):
 
 
 @njit(cache=True)
-def blocked_sweep(word_ids, doc_ptr, order, block_ptr, doc_blocks, z, n_dk, n_wk, n_k, alpha, beta,
-                  vbeta, nested, tree, streams, table, work, iwork):
+def blocked_sweep(tokens, blocks, counts, alpha, beta, vbeta, nested, tree, streams, scratch):
     """One blocked sweep: in every document, each block (tokens order[block_ptr[b]:
-    block_ptr[b + 1]], all of one word) is removed and redrawn jointly from (6).
+    block_ptr[b + 1]], all of one word; ``blocks``: ``Blocks``) is removed and redrawn jointly
+    from (6), by nested simulation over ``tree`` when ``nested``, else backward.
 
     In distribution, each block's z is redrawn from the collapsed LDA posterior given all other
-    tokens; a block of one token is exactly ``gibbs_sweep``'s update with T = 0. Counts are
-    updated in place; ``streams`` advance (one per DOCS_PER_STREAM documents).
+    tokens; a block of one token is exactly ``gibbs_sweep``'s update with T = 0. z and the counts
+    (``tokens``, ``counts``) are updated in place; ``streams`` advance (one per DOCS_PER_STREAM
+    documents). ``scratch`` is (table, work, iwork), sized as ``BlockedGibbs`` sizes them.
     """
+    word_ids, doc_ptr, z = tokens
+    order, block_ptr, doc_blocks = blocks
+    n_dk, n_wk, n_k = counts
+    table, work, iwork = scratch
     n_topics = n_wk.shape[1]
     max_block = iwork.size - 7 * n_topics - 4
     cdf = work[:max(n_topics, max_block + 1)]
