@@ -20,7 +20,7 @@ from medlda.losses import LOSSES, make_loss
 from medlda.models.base import TopicModel, check_sample_weight, fit_corpus, poor_score_tags
 from medlda.models.labels import codes_from_omega, label_indicator, warn_uncarried_labels
 from medlda.models.ovr import OneVsRest, fit_ovr, ovr_seeds
-from medlda.models.params import INFERENCE, RUN, SUPERVISION, TRAINING, declared
+from medlda.models.params import ETA, INFERENCE, PRIOR, RUN, SAMPLING, declared
 
 # what a one-vs-rest binary model does not inherit from its parent: it runs in one process, keeps no
 # checkpoints, and takes its documents' weights (class weights included) as they are
@@ -34,8 +34,8 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, TopicModel):
     (strategy='multitask') or C binary models with their own topics (strategy='ovr');
     multi-label when y is a 2-d label-indicator matrix (predict returns one too)."""
 
-    parameters = declared((*TRAINING[:3], "c", "margin", "sigma2", "positive_cost", "class_weight", "loss",
-                           "strategy", "n_jobs", *TRAINING[3:], *SUPERVISION[:3], *INFERENCE, *RUN))
+    parameters = declared((*PRIOR, "c", "margin", "sigma2", "positive_cost", "class_weight", "loss", "strategy",
+                           "n_jobs", *SAMPLING, *ETA, *INFERENCE, *RUN))
 
     def __sklearn_tags__(self):
         return poor_score_tags(super().__sklearn_tags__())

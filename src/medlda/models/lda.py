@@ -9,14 +9,14 @@ from sklearn.utils.validation import check_is_fitted
 from medlda.data.corpus import Corpus
 from medlda.engine.perplexity import HeldoutPerplexity, completion_perplexity
 from medlda.models.base import TopicModel, as_corpus, fit_corpus
-from medlda.models.params import INFERENCE, RUN, TRAINING, declared
+from medlda.models.params import INFERENCE, PRIOR, RUN, SAMPLING, declared
 
 
 class LDA(TransformerMixin, TopicModel):
     """Latent Dirichlet allocation: exact collapsed Gibbs, blocked collapsed Gibbs (SPEC §8) or the
     light sampler. ``fit(X, heldout=X_heldout)`` also traces held-out perplexity."""
 
-    parameters = declared((*TRAINING, "n_jobs", *INFERENCE, *RUN, "block_simulation", "trace_every"))
+    parameters = declared((*PRIOR, *SAMPLING, "n_jobs", *INFERENCE, *RUN, "block_simulation", "trace_every"))
 
     def fit(self, X, y=None, *, heldout=None) -> "LDA":
         """Sample topics for the documents of X (counts matrix or Corpus). With ``heldout``

@@ -266,11 +266,13 @@ REGRESSOR_PARAMS: dict[str, Param] = {
                   note=" (classification losses are for MedLDAClassifier)"),
 }
 
-TRAINING = ("n_topics", "alpha_sum", "beta", "n_iter", "sampler", "light_variant", "phi_every", "proposal", "n_mh")
+# groups of parameters, in the order the estimators' signatures list them
+PRIOR = ("n_topics", "alpha_sum", "beta")
+SAMPLING = ("n_iter", "sampler", "light_variant", "phi_every", "proposal", "n_mh")
+ETA = ("n_gibbs", "eta_draw", "n_eta_avg")
 INFERENCE = ("n_infer_burn", "n_infer_avg")
 RUN = ("trace", "random_state", "verbose", "checkpoint_every", "checkpoint_path", "resume", "backend",
        "n_workers", "ray_address")
-SUPERVISION = ("n_gibbs", "eta_draw", "n_eta_avg", "sigma2")
 
 
 def declared(names: Iterable[str], overrides: dict[str, Param] | None = None) -> dict[str, Param]:

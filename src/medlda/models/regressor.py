@@ -16,15 +16,15 @@ from medlda.engine.loop import Supervision
 from medlda.evaluation.metrics import r2
 from medlda.losses import make_loss
 from medlda.models.base import TopicModel, check_sample_weight, fit_corpus, poor_score_tags
-from medlda.models.params import INFERENCE, REGRESSOR_PARAMS, RUN, SUPERVISION, TRAINING, declared
+from medlda.models.params import INFERENCE, PRIOR, REGRESSOR_PARAMS, RUN, SAMPLING, declared
 
 
 class MedLDARegressor(RegressorMixin, TransformerMixin, TopicModel):
     """Supervised topic model for a real response: MedLDA regression (epsilon-insensitive loss) or
     sLDA (squared loss). ``score`` is the predictive R^2."""
 
-    parameters = declared((*TRAINING[:3], "c", "epsilon", "sigma2", "loss", *TRAINING[3:], *SUPERVISION[:2],
-                           "n_jobs", "n_eta_avg", *INFERENCE, *RUN), REGRESSOR_PARAMS)
+    parameters = declared((*PRIOR, "c", "epsilon", "sigma2", "loss", *SAMPLING, "n_gibbs", "eta_draw", "n_jobs",
+                           "n_eta_avg", *INFERENCE, *RUN), REGRESSOR_PARAMS)
 
     def __sklearn_tags__(self):
         return poor_score_tags(super().__sklearn_tags__())
