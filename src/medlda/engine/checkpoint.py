@@ -137,15 +137,12 @@ def _json_default(value):
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
-BACKENDS = ("local", "ray")
-
-
 def check_run_params(model) -> None:
-    """Validate how a fit runs: checkpoint_every / checkpoint_path / resume and backend / n_workers."""
-    every = getattr(model, "checkpoint_every", 0)
-    if not isinstance(every, (int, np.integer)) or isinstance(every, bool) or every < 0:
-        raise ValueError(f"checkpoint_every must be an int >= 0 (0: no checkpoints), got {every!r}")
-    if (every or getattr(model, "resume", False)) and getattr(model, "checkpoint_path", None) is None:
+    """Check how a fit's parameters of checkpointing fit together (each one alone is checked with
+    the estimator's declared parameters): a path to write to, a period the phi schedule allows, and
+    a strategy whose chain is one."""
+    every = model.checkpoint_every
+    if (every or model.resume) and model.checkpoint_path is None:
         raise ValueError("checkpoint_every and resume need a checkpoint_path")
     phi_every = getattr(model, "phi_every", 1)
     if every and every % phi_every:
@@ -154,11 +151,6 @@ def check_run_params(model) -> None:
     if every and getattr(model, "strategy", "multitask") == "ovr":
         raise ValueError("checkpoints are not supported with strategy='ovr' (its binary models train "
                          "apart); use strategy='multitask' or checkpoint_every=0")
-    if getattr(model, "backend", "local") not in BACKENDS:
-        raise ValueError(f"backend must be one of {list(BACKENDS)}, got {getattr(model, 'backend')!r}")
-    workers = getattr(model, "n_workers", 1)
-    if not isinstance(workers, (int, np.integer)) or isinstance(workers, bool) or workers < 1:
-        raise ValueError(f"n_workers must be an int >= 1, got {workers!r}")
 
 
 class Checkpoints:
