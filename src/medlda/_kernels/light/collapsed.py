@@ -89,6 +89,7 @@ def collapsed_blocks(block_lo, block_hi, tokens, counts, prior, words, supervisi
     n_kinds = 3 if n_tasks > 0 else 2
     exp_per_token = exp_draws_per_token(mode, n_mh)
     n_topics = n_k.size
+    own = n_topics  # the doc-table topic of the token being sampled (no topic has this index)
     last = word_meta.shape[0] - 1
     dense_lo = word_meta[last, SP_LO] + word_meta[last, SP_N]
     meta_f = word_meta.view(np.float64)
@@ -179,9 +180,11 @@ def collapsed_blocks(block_lo, block_hi, tokens, counts, prior, words, supervisi
                 c_doc = z_w * inv_doc
                 c_exp = z_w if n_tasks > 0 else 0.0
                 mix_s = c_doc * a_s + qw_s + c_exp * rec[rs + R_EXP_Q]
-            # all n_mh proposals first: none depends on the chain's moves (a doc proposal of token i
-            # itself reads its entry's topic s, a rejected step), so their table reads and the hash
-            # lines of the topics they propose are fetched side by side, not one by one
+            # all n_mh proposals first: none depends on the chain's moves, so their table reads and
+            # the hash lines of the topics they propose are fetched side by side, not one by one.
+            # The token's own doc entry proposes its current topic, whichever step draws it: marked
+            # ``own`` (= K), it is a step that stays put
+            put_doc_topic(word_table, table_topics, doc_lo + i - start, own)
             set_row(rows_f, rows_i, WORD, frac, scale_sparse, lo, n_sparse, scale_dense, dense_lo, n_topics)
             digits = 0.0
             for step in range(n_mh):
@@ -197,7 +200,7 @@ def collapsed_blocks(block_lo, block_hi, tokens, counts, prior, words, supervisi
                 if n_tasks > 0:  # an exp draw rejected on its try (``exp_table``) is made again here,
                     while t_new < 0:  # where the check is cheaper than among the draws above
                         state, t_new = draw_kind(state, rows_f, rows_i, kind, word_table, table_topics)
-                if t_new == s:
+                if t_new == s or t_new == own:
                     continue
                 ut = np.uint64(t_new)
                 rt = np.uint64(R * t_new)
@@ -249,11 +252,11 @@ def collapsed_blocks(block_lo, block_hi, tokens, counts, prior, words, supervisi
             rec[rs + R_N_K] += 1.0
             if n_tasks > 0:
                 move_task_terms(eta_kt, b, p, s, 1.0, n_tasks)
+            put_doc_topic(word_table, table_topics, doc_lo + i - start, s)
             if s != s0:
                 moved[n_moved] = i
                 moved_from[n_moved] = s0
                 n_moved += 1
-                put_doc_topic(word_table, table_topics, doc_lo + i - start, s)
         _leave_doc(n_dk, d, rec, z, start, end, moved, moved_from, doc_moved, n_moved, n_tasks > 0)
         streams[s_idx] = state
     for k in range(n_topics):
