@@ -36,3 +36,7 @@ def archive_error(path, err: Exception) -> InputFormatError:
         return InputFormatError(str(path), None, "not a tar archive (.tar, .tar.gz, .tar.bz2 or .tar.xz); "
                                                  "expected a folder or an archive of the dataset's files")
     return InputFormatError(str(path), None, f"cannot read the archive: {err}")
+
+
+class LimitError(MedLDAError, ValueError):
+    """An input asks for more memory or time than a stated limit allows (``medlda.limits``)."""
