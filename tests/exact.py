@@ -196,3 +196,104 @@ def trained(sampler, loss, targets: np.ndarray, n_iter: int):
         supervision = Supervision(loss, targets, 1.0, rng.normal(size=(1, state.n_wk.shape[1])))
         train(LocalBackend(state, sampler), supervision, n_iter=n_iter, n_eta_keep=0, rng=rng)
     return run_chain
+
+
+# -- several tasks: evidence with each task's eta integrated out, chains that keep their final eta ---
+ETA_GRID = np.linspace(-9, 9, 541)  # the grid of ``loss_evidence``, per coordinate of one task's eta (K = 2)
+
+
+def task_log_density(name: str, params: dict, y: np.ndarray, zbar: np.ndarray, positive_cost: float = 1.0,
+                     sigma2: float = 1.0) -> np.ndarray:
+    """log of prior(eta_t) prod_d psi(y_dt | zbar_d eta_t) on ``ETA_GRID`` x ``ETA_GRID`` (two
+    topics), unnormalised: one task's eta given Z, psi before augmentation. Document d's c is
+    multiplied by ``positive_cost`` where its target is positive (y > 0: +1 hinge, 1 logistic)."""
+    e0, e1 = np.meshgrid(ETA_GRID, ETA_GRID, indexing="ij")
+    log_f = -(e0 ** 2 + e1 ** 2) / (2 * sigma2)
+    for d in range(zbar.shape[0]):
+        c = params["c"] * (positive_cost if y[d] > 0 else 1.0)
+        log_f += log_psi(name, dict(params, c=c), y[d], e0 * zbar[d, 0] + e1 * zbar[d, 1])
+    return log_f
+
+
+def tasks_evidence(name: str, params: dict, targets: np.ndarray, positive_cost: float = 1.0,
+                   sigma2: float = 1.0):
+    """log factor of Z for T tasks (targets (D, T)), each task's eta ~ N(0, sigma2 I) integrated
+    out: the tasks' etas are independent a priori and each task's factors read its own eta only,
+    so the integral is the product over tasks of one-task integrals (two topics only)."""
+    targets = np.asarray(targets, dtype=float)
+    known: dict[tuple, float] = {}  # by zbar and one task's targets: many Z share a zbar
+
+    def one_task(zbar: np.ndarray, y: np.ndarray) -> float:
+        key = (zbar.tobytes(), y.tobytes())
+        if key not in known:
+            log_f = task_log_density(name, params, y, zbar, positive_cost, sigma2)
+            top = log_f.max()
+            known[key] = float(top + np.log(np.exp(log_f - top).sum()))
+        return known[key]
+
+    def factor(zbar: np.ndarray) -> float:
+        return sum(one_task(zbar, targets[:, t]) for t in range(targets.shape[1]))
+    return factor
+
+
+def trained_tasks(sampler, loss, targets: np.ndarray, n_iter: int, eta0: np.ndarray | None = None,
+                  finals: list | None = None):
+    """A chain of the training loop on the T = ``targets.shape[1]`` tasks for ``n_iter``
+    iterations, from ``eta0`` (T, K), or from an eta drawn from N(0, I); appends (index of the
+    final Z in ``all_states`` order, final eta) to ``finals`` when given."""
+    def run_chain(state, rng) -> None:
+        n_topics = state.n_wk.shape[1]
+        eta = rng.normal(size=(targets.shape[1], n_topics)) if eta0 is None else np.array(eta0, dtype=float)
+        supervision = Supervision(loss, targets, 1.0, eta)
+        train(LocalBackend(state, sampler), supervision, n_iter=n_iter, n_eta_keep=0, rng=rng)
+        if finals is not None:
+            finals.append((state_index(state.z, n_topics), supervision.eta.copy()))
+    return run_chain
+
+
+def _grid_cdf(density: np.ndarray) -> np.ndarray:
+    """CDF on ``ETA_GRID`` of a density given there (trapezoids)."""
+    cdf = np.concatenate(([0.0], np.cumsum(0.5 * (density[1:] + density[:-1]) * np.diff(ETA_GRID))))
+    return cdf / cdf[-1]
+
+
+def eta_uniforms(corpus: Tiny, name: str, params: dict, targets: np.ndarray, finals: list,
+                 positive_cost: float = 1.0, sigma2: float = 1.0) -> np.ndarray:
+    """(chains, T, 2) Rosenblatt transforms of the chains' final eta given their final Z: u0 =
+    F(eta_t0 | Z), u1 = F(eta_t1 | eta_t0, Z) under p(eta_t | Z, y_t) (two topics, on
+    ``ETA_GRID``, linear between grid points). For chains drawing (Z, eta) from the posterior they
+    are independent uniforms: the tasks' etas are independent given Z."""
+    states = all_states(corpus.n_tokens, corpus.n_topics)
+    docs = [list(doc) for doc in corpus.docs]
+    targets = np.asarray(targets, dtype=float)
+    grids: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # by zbar and task: density, eta_t0's CDF
+    out = np.empty((len(finals), targets.shape[1], 2))
+    for i, (index, eta) in enumerate(finals):
+        zbar = zbar_of(docs, states[index], corpus.n_topics)
+        for t in range(targets.shape[1]):
+            key = (zbar.tobytes(), t)
+            if key not in grids:
+                log_f = task_log_density(name, params, targets[:, t], zbar, positive_cost, sigma2)
+                density = np.exp(log_f - log_f.max())
+                grids[key] = density, _grid_cdf(density.sum(axis=1))
+            density, cdf0 = grids[key]
+            out[i, t, 0] = np.interp(eta[t, 0], ETA_GRID, cdf0)
+            j = int(np.clip(np.searchsorted(ETA_GRID, eta[t, 0]) - 1, 0, ETA_GRID.size - 2))
+            f = float(np.clip((eta[t, 0] - ETA_GRID[j]) / (ETA_GRID[j + 1] - ETA_GRID[j]), 0.0, 1.0))
+            out[i, t, 1] = np.interp(eta[t, 1], ETA_GRID, _grid_cdf((1 - f) * density[j] + f * density[j + 1]))
+    return out
+
+
+def uniforms_pvalue(u: np.ndarray, n_bins: int = 4) -> float:
+    """Chi-square p-value that u (samples, groups, dims) holds independent uniforms on [0, 1):
+    each group's dims binned jointly into ``n_bins`` ** dims equal cells (so dependence within a
+    group shows too), the groups' Pearson statistics summed (groups independent)."""
+    n, n_groups, n_dims = u.shape
+    cells = n_bins ** n_dims
+    expected = n / cells
+    statistic = 0.0
+    for g in range(n_groups):
+        bins = np.minimum((u[:, g] * n_bins).astype(int), n_bins - 1) @ (n_bins ** np.arange(n_dims))
+        counts = np.bincount(bins, minlength=cells)
+        statistic += float(((counts - expected) ** 2 / expected).sum())
+    return float(stats.chi2.sf(statistic, n_groups * (cells - 1)))
