@@ -108,7 +108,7 @@ def test_coordinate_eta_draw_in_a_chain_matches_the_posterior():
     """2,000 chains: Z against its enumerated posterior, and eta given Z against p(eta_t | Z, y_t)
     through its Rosenblatt transform (independent uniforms; binned per topic jointly over the
     tasks, so tasks drawn with shared noise show), each at half the false-alarm rate; Z must
-    reject the posterior without the last task, eta the conditional without the positive cost.
+    reject the posterior without the last task, eta the conditional under the prior N(0, 1.2 I).
     Every task's eta moved from its start at 0."""
     hist, finals = coordinate_chains(1, 2000, seed=11)
     level = FALSE_ALARM / 2
@@ -118,7 +118,7 @@ def test_coordinate_eta_draw_in_a_chain_matches_the_posterior():
     params, targets = PARAMS["hinge"], COORDINATE.targets
     u = eta_uniforms(TINY, "hinge", params, targets, finals, COORDINATE.positive_cost)
     assert uniforms_pvalue(u.transpose(0, 2, 1)) > level
-    wrong = eta_uniforms(TINY, "hinge", params, targets, finals, 1.0)
+    wrong = eta_uniforms(TINY, "hinge", params, targets, finals, COORDINATE.positive_cost, sigma2=1.2)
     assert uniforms_pvalue(wrong.transpose(0, 2, 1)) < level
 
 
