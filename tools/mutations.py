@@ -46,15 +46,15 @@ MUTATIONS: tuple[Mutation, ...] = (
              "the partial variant's exp table built from the document's m_dt of this moment (as the "
              "collapsed variant does) instead of the sweep's constants: the proposal then depends on the "
              "chain's state and its stored q no longer matches it",
-             (POSTERIOR,), "partial and supervised"),
+             (POSTERIOR,), "partial and binary"),
     Mutation("partial_mixture_doc_normaliser_without_alpha", EXACT,
              "inv_doc = 1.0 / (length + alpha_sum)", "inv_doc = 1.0 / length",
              "the mixture's doc density normalised by N_d instead of N_d + alpha_sum",
-             (POSTERIOR,), "partial and mixture and (lda or supervised)"),
+             (POSTERIOR,), "flat-prior"),
     Mutation("collapsed_exp_q_ratio_dropped", COLLAPSED,
              "num *= rec[np.uint64(R * s) + R_EXP_Q]", "num *= rec[rt + R_EXP_Q]",
              "the collapsed exp proposal's q(s) / q(t) left out of its MH ratio (q(t) / q(t))",
-             (POSTERIOR,), "collapsed and exp and not partially"),
+             (POSTERIOR,), "documented_bias"),
     Mutation("predict_alpha_sum_per_topic", "src/medlda/models/base.py",
              "self._phi_wk(), self._alpha(),", "self._phi_wk(), np.full(self.n_topics, self.alpha_sum),",
              "prediction's inference with alpha_sum as every topic's alpha_k instead of alpha_sum / K",
@@ -76,7 +76,7 @@ MUTATIONS: tuple[Mutation, ...] = (
              "the token's own doc-table entry keeps its starting topic s0 during its n_mh steps: once a step "
              "has moved the chain, a draw of that entry proposes s0 while the ratio assumes the doc factor "
              "cancels",
-             (POSTERIOR,), "collapsed and doc and not partially"),
+             (POSTERIOR,), "collapsed-doc"),
     # -- the exact Gibbs kernel and the task terms --------------------------------------------------
     Mutation("gibbs_normaliser_beta", "src/medlda/_kernels/gibbs.py",
              "/ (n_k[k] + vbeta)", "/ (n_k[k] + beta)",
