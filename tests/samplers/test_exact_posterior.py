@@ -201,9 +201,9 @@ def _tv_noise(probs: np.ndarray, n: int, seed: int = 0, draws: int = 20000) -> f
 # sweep start and its exp table built from the document's m_dt at entry, so both read the token's
 # own topic and the chain is not exactly stationary. Doc proposals read the current counts: doc mode
 # is exact (the table's cases above). The largest total variation between its stationary
-# distribution and the posterior of TINY's supervised target, per proposal mode, with margin over
-# the measured bias (benchmarks/bench_collapsed_bias.py; documents of 2 and 3 tokens, where one
-# token moves m_dt most).
+# distribution and the posterior of TINY's supervised target, per proposal mode: a margin over what
+# 20,000 chains per mode resolve. Documents of 2 and 3 tokens are where one token moves the stale
+# proposals most; benchmarks/bench_collapsed_bias.py measures how the cost changes with corpus size.
 COLLAPSED_BIAS = {"mixture": 0.015, "cycle": 0.02, "scan": 0.02, "exp": 0.03, "word": 0.07}
 
 
