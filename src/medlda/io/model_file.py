@@ -1,7 +1,9 @@
 """Model files: one NumPy .npz archive of arrays plus JSON metadata; no pickle, written atomically.
 
-Loading never executes code (``allow_pickle=False``), checks the format name and version, and
-checks that the arrays' shapes agree with the stored parameters.
+Loading never executes code (npy headers are read by ``numpy.lib.format``, never pickle), bounds
+each member's size before inflating it, checks the format name and version, and checks every
+metadata field and array (``model_schema``): dtype, shape against the parameters, range and
+finiteness, before any kernel sees it.
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from medlda._version import __version__
 from medlda.exceptions import ModelFileError
+from medlda.io import model_schema as schema
 from medlda.io.atomic import atomic_write
+from medlda.io.model_schema import check_metadata, expected_members
+from medlda.io.validate import NpzReader, Where, short
 from medlda.losses import LOSSES, MULTILABEL_POSITIVE_COST
 
 FORMAT_NAME = "medlda-model"
 FORMAT_VERSION = 1
-_META_KEY = "__metadata__"
+_META_KEY = schema.META_KEY
 
 
 ESTIMATORS: dict[str, type] = {}  # the estimator classes a model file may name, registered by the models
@@ -100,27 +105,27 @@ def load_with_metadata(path) -> tuple:
 
 
 def _read_archive(path: Path) -> tuple[dict, dict]:
-    """(metadata, arrays) of a model file, refusing foreign files and other format versions."""
+    """(metadata, arrays) of a model file, refusing foreign files, other format versions and any
+    member or metadata field the format does not have; arrays are checked by ``_rebuild``."""
     if not path.is_file():
         raise ModelFileError(f"{path}: no such model file")
     if not zipfile.is_zipfile(path):  # else np.load would try pickle and advise allow_pickle
         raise ModelFileError(f"{path}: not a medlda model file ({_not_zip_problem(path)})")
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            arrays = {k: archive[k] for k in archive.files}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
-        raise ModelFileError(f"{path}: not a medlda model file ({_load_problem(exc)})") from None
-    if not isinstance(arrays, dict) or _META_KEY not in arrays:
-        raise ModelFileError(f"{path}: not a medlda model file (no metadata)")
-    try:
-        meta = json.loads(arrays.pop(_META_KEY).tobytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelFileError(f"{path}: corrupt metadata ({exc})") from None
-    if meta.get("format") != FORMAT_NAME:
-        raise ModelFileError(f"{path}: not a medlda model file (format {meta.get('format')!r})")
-    if meta.get("format_version") != FORMAT_VERSION:
-        raise ModelFileError(f"{path}: model format version {meta.get('format_version')!r} is not "
-                             f"supported (this medlda reads version {FORMAT_VERSION})")
+    where = Where(path, ModelFileError)
+    with NpzReader(where, "not a medlda model file") as npz:
+        if _META_KEY not in npz.keys:
+            raise where.fail("not a medlda model file (no metadata)")
+        meta = npz.json(_META_KEY)
+        if not isinstance(meta, dict):
+            raise where.fail(f"not a medlda model file (its metadata is JSON {type(meta).__name__}, not an object)")
+        if meta.get("format") != FORMAT_NAME:
+            raise where.fail(f"not a medlda model file (format {short(meta.get('format'))})")
+        if meta.get("format_version") != FORMAT_VERSION:
+            raise where.fail(f"model format version {short(meta.get('format_version'))} is not supported "
+                             f"(this medlda reads version {FORMAT_VERSION})")
+        check_metadata(where, meta, _estimator_classes())
+        npz.check_keys(*expected_members(meta))
+        arrays = {k: npz.array(k) for k in npz.keys if k != _META_KEY}
     return meta, arrays
 
 
@@ -131,64 +136,46 @@ def _not_zip_problem(path: Path) -> str:
     return "a truncated or damaged npz archive" if start == b"PK\x03\x04" else "not an npz archive"
 
 
-def _load_problem(exc: Exception) -> str:
-    """Why NumPy could not read an npz archive, in words that never invite unsafe (pickle) loading."""
-    if "pickle" in str(exc):
-        return "it holds Python objects, which medlda models never do; refused without unpickling"
-    if isinstance(exc, zipfile.BadZipFile):
-        return f"a damaged or truncated npz archive: {exc}"
-    return f"{exc.__class__.__name__}: {exc}"
-
-
 def _rebuild(path: Path, meta: dict, arrays: dict):
-    classes = _estimator_classes()
-    if meta.get("estimator") not in classes:
-        raise ModelFileError(f"{path}: unknown estimator {meta.get('estimator')!r}")
+    """The estimator of checked metadata (``_read_archive``), its arrays checked against it."""
+    where = Where(path, ModelFileError)
     if meta.get("medlda_version") != __version__:
         warnings.warn(f"{path} was saved by medlda {meta.get('medlda_version')}, this is {__version__}",
                       stacklevel=3)
-    model = classes[meta["estimator"]](**meta["params"])
-    counts = arrays.get("topic_word_counts")
-    cls = arrays.get("classes")
-    n_sets = cls.size if meta.get("ovr") and cls is not None else 1  # one-vs-rest: C topic sets stacked
-    K = model.n_topics * n_sets
-    _expect(path, counts is not None and counts.ndim == 2 and counts.shape[0] == K,
-            f"topic_word_counts should be ({K}, V)")
-    model.topic_word_counts_ = counts.astype(np.int32)
-    model.n_features_in_ = counts.shape[1]
-    vocab = arrays.get("vocabulary")
-    _expect(path, vocab is None or vocab.shape == (counts.shape[1],),
-            f"vocabulary should hold {counts.shape[1]} words")
-    model.vocabulary_ = vocab
-    model.fit_stats_ = meta.get("fit_stats", {})
-    model.trace_ = meta.get("trace", [])
-    model.log_joint_ = meta.get("log_joint")
-    model.n_empty_skipped_ = meta.get("n_empty_skipped", 0)
+    model = schema.new_model(where, _estimator_classes()[meta["estimator"]], meta["params"])
+    labels = None
     if meta["estimator"] == "MedLDAClassifier":
-        _rebuild_classifier(path, model, meta, arrays, K)
+        labels = schema.classes(where, arrays["classes"], meta["multilabel"])
+    n_sets = labels.size if meta.get("ovr") else 1  # one-vs-rest: C topic sets stacked
+    K = model.n_topics * n_sets
+    counts = schema.topic_word_counts(where, arrays["topic_word_counts"], K)
+    model.topic_word_counts_ = counts
+    model.n_features_in_ = counts.shape[1]
+    model.vocabulary_ = schema.vocabulary(where, arrays.get("vocabulary"), counts.shape[1])
+    model.fit_stats_ = meta["fit_stats"]
+    model.trace_ = meta["trace"]
+    model.log_joint_ = meta["log_joint"]
+    model.n_empty_skipped_ = meta["n_empty_skipped"]
+    if meta["estimator"] == "MedLDAClassifier":
+        _rebuild_classifier(where, model, meta, arrays["eta_samples"], labels, K)
     elif meta["estimator"] == "MedLDARegressor":
-        eta = arrays.get("eta_samples")
-        _expect(path, eta is not None and eta.ndim == 3 and eta.shape[1:] == (1, K),
-                f"eta_samples should be (S, 1, {K})")
-        _expect(path, isinstance(meta.get("y_mean"), (int, float)), "y_mean missing")
-        model.eta_samples_ = eta
+        model.eta_samples_ = schema.eta_samples(where, arrays["eta_samples"], 1, K)
         model.y_mean_ = float(meta["y_mean"])
-        model.train_score_ = meta.get("train_score")
+        model.train_score_ = meta["train_score"]
     return model
 
 
-def _rebuild_classifier(path: Path, model, meta: dict, arrays: dict, K: int) -> None:
+def _rebuild_classifier(where: Where, model, meta: dict, eta: np.ndarray, labels: np.ndarray, K: int) -> None:
     """Fitted state of a MedLDAClassifier; one-vs-rest sub-models are rebuilt from the stacked view."""
-    eta, cls = arrays.get("eta_samples"), arrays.get("classes")
-    multilabel = bool(meta.get("multilabel", False))
-    _expect(path, cls is not None and cls.ndim == 1 and cls.size >= (1 if multilabel else 2), "classes missing")
-    T = cls.size if multilabel or cls.size > 2 else 1
-    _expect(path, eta is not None and eta.ndim == 3 and eta.shape[1:] == (T, K),
-            f"eta_samples should be (S, {T}, {K})")
-    model.eta_samples_ = eta
-    model.classes_ = cls
+    multilabel = meta["multilabel"]
+    T = labels.size if multilabel or labels.size > 2 else 1
+    if meta["ovr"] and (model.strategy != "ovr" or T != labels.size or len(meta["ovr_models"]) != labels.size):
+        raise where.fail(f"inconsistent model file: one-vs-rest needs strategy 'ovr', more than two classes (or "
+                         f"multi-label data) and one entry of ovr_models per class ({labels.size})")
+    model.eta_samples_ = schema.eta_samples(where, eta, T, K)
+    model.classes_ = labels
     model.multilabel_ = multilabel
-    model.train_accuracy_ = meta.get("train_accuracy")
+    model.train_accuracy_ = meta["train_accuracy"]
     loss = LOSSES[model.loss]
     model.c_ = meta["c_"] if "c_" in meta else loss.default_c(T) if model.c == "auto" else float(model.c)
     model.margin_ = (meta["margin_"] if "margin_" in meta
@@ -197,12 +184,7 @@ def _rebuild_classifier(path: Path, model, meta: dict, arrays: dict, K: int) -> 
     model.positive_cost_ = meta.get("positive_cost_", MULTILABEL_POSITIVE_COST if multilabel else 1.0)
     if meta.get("proba_scale_") is not None:  # a file without it: predict_proba uses c_
         model.proba_scale_ = float(meta["proba_scale_"])
-    if meta.get("ovr"):
+    if meta["ovr"]:
         model.rebuild_one_vs_rest()
-        for sub, info in zip(model.estimators_, meta.get("ovr_models", [])):
+        for sub, info in zip(model.estimators_, meta["ovr_models"]):
             sub.fit_stats_, sub.log_joint_, sub.trace_ = info["fit_stats"], info["log_joint"], info["trace"]
-
-
-def _expect(path: Path, ok: bool, what: str) -> None:
-    if not ok:
-        raise ModelFileError(f"{path}: inconsistent model file: {what}")

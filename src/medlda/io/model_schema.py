@@ -1,0 +1,137 @@
+"""What a model file holds (``model_file``): the metadata fields and archive members of each
+estimator's file, the rules its parameters follow, and its arrays checked against the metadata
+(K topics, V words, T tasks), so that a model read from a file holds only values its kernels and
+reports can take. Every refusal is one line naming the file (``validate.Where``)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from medlda import limits
+from medlda.io.validate import (
+    FLAG,
+    INT32_MAX,
+    NUMBER,
+    OBJECT,
+    ROWS,
+    TEXT,
+    Field,
+    Where,
+    check_array,
+    check_fields,
+    integer,
+    is_number,
+    real,
+    short,
+)
+
+META_KEY = "__metadata__"
+STRINGS = Field(lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
+                "an object of strings")
+OVR_MODEL = {"fit_stats": OBJECT, "log_joint": NUMBER.or_none(), "trace": ROWS}
+OVR_MODELS = Field(lambda v: isinstance(v, list) and all(isinstance(m, dict) and set(m) == set(OVR_MODEL)
+                                                         and all(OVR_MODEL[k].test(m[k]) for k in m) for m in v),
+                   "a list of objects with fit_stats, log_joint and trace")
+COMMON = {"format": TEXT, "format_version": integer(), "medlda_version": TEXT, "estimator": TEXT,
+          "params": OBJECT, "fit_stats": OBJECT, "trace": ROWS, "log_joint": NUMBER.or_none(),
+          "n_empty_skipped": integer(0)}
+COMMON_OPTIONAL = {"environment": STRINGS}
+# per estimator: (required fields, optional fields, required members, optional members); an
+# estimator not named here is read as LDA is
+FORMATS: dict[str, tuple[dict, dict, set, set]] = {
+    "LDA": ({}, {}, {"topic_word_counts"}, {"vocabulary"}),
+    "MedLDAClassifier": (
+        {"train_accuracy": NUMBER.or_none(), "multilabel": FLAG, "ovr": FLAG},
+        {"c_": real(0, open_low=True), "margin_": real(0), "positive_cost_": real(0, open_low=True),
+         "proba_scale_": real().or_none(), "ovr_models": OVR_MODELS},
+        {"topic_word_counts", "eta_samples", "classes"}, {"vocabulary"}),
+    "MedLDARegressor": ({"y_mean": real(), "train_score": NUMBER.or_none()}, {},
+                        {"topic_word_counts", "eta_samples"}, {"vocabulary"}),
+}
+FIT_STATS = {"train_seconds": NUMBER, "compile_seconds": NUMBER, "tokens_per_second": NUMBER,
+             "n_tokens": integer(0), "n_docs": integer(0), "label_column": TEXT.or_none(),
+             "resumed_from_iteration": integer(0)}
+
+
+def check_metadata(where: Where, meta: dict, estimators: dict) -> None:
+    """Refuse metadata of an unknown estimator, missing or unexpected fields, or fields of the
+    wrong type (the format name and version are checked before)."""
+    name = meta.get("estimator")
+    if not isinstance(name, str) or name not in estimators:
+        raise where.fail(f"unknown estimator {short(name)}; expected one of {sorted(estimators)}")
+    required, optional, _, _ = FORMATS.get(name, FORMATS["LDA"])
+    check_fields(where, "metadata", meta, {**COMMON, **required}, {**COMMON_OPTIONAL, **optional})
+    stats = meta["fit_stats"]
+    for key, rule in FIT_STATS.items():
+        if key in stats and not rule.test(stats[key]):
+            raise where.fail(f"metadata: fit_stats {key} should be {rule.phrase}, not {short(stats[key])}")
+    if name == "MedLDAClassifier" and meta["ovr"] != ("ovr_models" in meta):
+        raise where.fail("metadata: ovr_models should be there exactly when ovr is true")
+
+
+def expected_members(meta: dict) -> tuple[set, set]:
+    """(required, optional) archive members of a file with metadata ``meta``."""
+    _, _, required, optional = FORMATS.get(meta["estimator"], FORMATS["LDA"])
+    return required | {META_KEY}, optional
+
+
+def new_model(where: Where, cls: type, params: dict):
+    """An estimator of ``cls`` with the file's parameters, each checked by its declaration, real
+    numbers finite, the seed a non-negative integer, and sweeps within ``limits.SWEEPS``."""
+    try:
+        model = cls(**params)
+    except TypeError as exc:
+        raise where.fail(f"params do not fit {cls.__name__} ({exc})") from None
+    for name, param in getattr(cls, "parameters", {}).items():
+        value = getattr(model, name)
+        try:
+            param.check(value)
+        except ValueError as exc:
+            raise where.fail(f"params: {exc}") from None
+        if is_number(value) and not math.isfinite(value):
+            raise where.fail(f"params: {name} must be finite, got {value!r}")
+    seed = model.random_state
+    if seed is not None and not integer(0).test(seed):
+        raise where.fail(f"params: random_state should be null or an integer >= 0, not {short(seed)}")
+    limits.SWEEPS.check(model.n_iter, f"{where.path}: params n_iter")
+    limits.SWEEPS.check(model.n_infer_burn + model.n_infer_avg, f"{where.path}: params n_infer_burn + n_infer_avg")
+    return model
+
+
+def topic_word_counts(where: Where, counts: np.ndarray, n_topics: int) -> np.ndarray:
+    """(K, V) int32 whole counts >= 0 of a model with K = ``n_topics`` (all topic sets)."""
+    counts = check_array(where, "topic_word_counts", counts, kinds="iuf", shape=(n_topics, "V"), integral=True,
+                         low=0, high=INT32_MAX, dtype=np.int32)
+    if counts.shape[1] == 0:
+        raise where.fail("topic_word_counts should hold at least one word")
+    return counts
+
+
+def vocabulary(where: Where, vocab: np.ndarray | None, n_words: int) -> np.ndarray | None:
+    """The words (V,), each once, or None."""
+    if vocab is None:
+        return None
+    if vocab.shape != (n_words,):
+        raise where.fail(f"inconsistent model file: vocabulary should hold {n_words} words, not shape {vocab.shape}")
+    return check_array(where, "vocabulary", vocab, kinds="U", shape=(n_words,), unique=True)
+
+
+def eta_samples(where: Where, eta: np.ndarray, n_tasks: int, n_topics: int) -> np.ndarray:
+    """(S, T, K) finite float64 with S >= 1."""
+    eta = check_array(where, "eta_samples", eta, kinds="f", shape=("S", n_tasks, n_topics), finite=True,
+                      dtype=np.float64)
+    if eta.shape[0] == 0:
+        raise where.fail("eta_samples should hold at least one sample")
+    return eta
+
+
+def classes(where: Where, labels: np.ndarray, multilabel: bool) -> np.ndarray:
+    """The class labels (C,), each once, at least two (one for multi-label data)."""
+    labels = check_array(where, "classes", labels, kinds="biufU", ndim=1, finite=True, unique=True)
+    least = 1 if multilabel else 2
+    if labels.size < least:
+        raise where.fail(f"classes should hold at least {least}, not {labels.size}")
+    return labels
+
