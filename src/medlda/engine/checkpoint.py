@@ -19,22 +19,38 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from medlda._kernels.rng import DOCS_PER_STREAM, stream_chunks
 from medlda._version import __version__
 from medlda.engine.loop import IterationInfo, Progress, Run, Supervision
 from medlda.exceptions import MedLDAError
 from medlda.io.atomic import atomic_write, check_writable
+from medlda.io.validate import (
+    OBJECT,
+    ROWS,
+    TEXT,
+    Field,
+    NpzReader,
+    Where,
+    check_array,
+    check_fields,
+    integer,
+    real,
+    short,
+)
 
 FORMAT_NAME = "medlda-checkpoint"
 FORMAT_VERSION = 1
 _META_KEY = "__metadata__"
 _SAMPLER_PREFIX = "sampler."  # archive keys of the sampler's own arrays
-# parameters that do not change the chain: a run may resume with other values of these
+# parameters that do not change the chain: a run may resume with other values of these (n_jobs
+# changes light collapsed's chain: ``training_config`` keeps its thread chunks for it)
 NEUTRAL_PARAMS = ("verbose", "trace", "checkpoint_every", "checkpoint_path", "resume", "ray_address",
                   "n_jobs", "n_infer_burn", "n_infer_avg")
 
@@ -72,11 +88,23 @@ def corpus_fingerprint(word_ids: np.ndarray, doc_ptr: np.ndarray, n_words: int,
     return h.hexdigest()
 
 
-def training_config(model) -> dict:
-    """The estimator's parameters that determine the chain, as plain JSON values."""
+def training_config(model, doc_ptr: np.ndarray) -> dict:
+    """The estimator's parameters that determine the chain, as plain JSON values; for light
+    collapsed, whose threads sweep against their own snapshots of the counts, also the number of
+    thread chunks n_jobs splits ``doc_ptr``'s documents into (as ``n_jobs``)."""
     params = {k: v for k, v in model.get_params(deep=False).items() if k not in NEUTRAL_PARAMS}
     params["estimator"] = type(model).__name__
+    if getattr(model, "sampler", None) == "light" and getattr(model, "light_variant", None) == "collapsed":
+        params["n_jobs"] = int(stream_chunks(doc_ptr, sampler_threads(getattr(model, "n_jobs", None))).size - 1)
     return json.loads(json.dumps(params, default=str))
+
+
+def sampler_threads(n_jobs: int | None) -> int:
+    """The threads a sampler gets for ``n_jobs`` as joblib reads it (None: 1, -1: every core), at
+    most one per core (``medlda.models.labels.effective_jobs``)."""
+    cores = os.cpu_count() or 1
+    threads = 1 if n_jobs is None else max(cores + 1 + n_jobs, 1) if n_jobs < 0 else n_jobs
+    return max(1, min(threads, cores))
 
 
 def save_snapshot(path, snap: Snapshot, config: dict, fingerprint: str) -> None:
@@ -95,38 +123,103 @@ def save_snapshot(path, snap: Snapshot, config: dict, fingerprint: str) -> None:
     atomic_write(path, lambda f: np.savez(f, **arrays))
 
 
-def load_snapshot(path, config: dict, fingerprint: str) -> Snapshot:
-    """Read a checkpoint, refusing one of another format, corpus or configuration."""
-    path = Path(path)
+def valid_rng_state(state) -> bool:
+    """Whether ``state`` is a state a PCG64 generator takes (as ``bit_generator.state``)."""
+    if not isinstance(state, dict) or state.get("bit_generator") != "PCG64":
+        return False
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            arrays = {k: archive[k] for k in archive.files}
-        meta = json.loads(arrays.pop(_META_KEY).tobytes().decode("utf-8"))
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError, AttributeError) as exc:
-        raise CheckpointError(f"{path}: not a medlda checkpoint ({exc.__class__.__name__}: {exc})") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
-        raise CheckpointError(f"{path}: not a medlda checkpoint")
-    if meta.get("format_version") != FORMAT_VERSION:
-        raise CheckpointError(f"{path}: checkpoint format version {meta.get('format_version')!r} is "
-                              f"not supported (this medlda reads version {FORMAT_VERSION})")
-    stored = meta.get("config", {})
+        np.random.PCG64().state = state
+    except (TypeError, ValueError, KeyError, OverflowError, AttributeError):
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class ChainShape:
+    """What the resuming run's arrays must be: z of ``n_tokens`` topics in [0, ``n_topics``),
+    ``n_streams`` kernel streams, eta of ``eta_shape`` (T, K) (None: unsupervised, no eta), and
+    at most ``n_iter`` iterations done."""
+
+    n_tokens: int
+    n_streams: int
+    n_topics: int
+    eta_shape: tuple[int, int] | None
+    n_iter: int
+
+
+RNG_STATE = Field(valid_rng_state, "a PCG64 generator state")
+META_FIELDS = {"format": TEXT, "format_version": integer(), "medlda_version": TEXT, "iteration": integer(0),
+               "rng_state": RNG_STATE, "worker_rng_states": Field(lambda v: isinstance(v, list) and all(
+                   valid_rng_state(s) for s in v), "a list of PCG64 generator states"),
+               "trace": ROWS, "seconds": real(0), "config": OBJECT, "fingerprint": TEXT}
+
+
+def load_snapshot(path, config: dict, fingerprint: str, shape: ChainShape) -> Snapshot:
+    """Read a checkpoint, refusing one of another format, corpus or configuration, and any
+    member or value that does not fit the run ``shape`` describes."""
+    path = Path(path)
+    where = Where(path, CheckpointError)
+    if not path.is_file() or not zipfile.is_zipfile(path):
+        raise where.fail("not a medlda checkpoint (not an npz archive)")
+    with NpzReader(where, "not a medlda checkpoint") as npz:
+        if _META_KEY not in npz.keys:
+            raise where.fail("not a medlda checkpoint (no metadata)")
+        meta = npz.json(_META_KEY)
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+            raise where.fail("not a medlda checkpoint")
+        if meta.get("format_version") != FORMAT_VERSION:
+            raise where.fail(f"checkpoint format version {short(meta.get('format_version'))} is not supported "
+                             f"(this medlda reads version {FORMAT_VERSION})")
+        check_fields(where, "checkpoint metadata", meta, META_FIELDS)
+        check_config(where, meta, config, fingerprint)
+        supervised = {"eta", "kept_eta"} if shape.eta_shape is not None else set()
+        npz.check_keys({_META_KEY, "z", "streams"} | supervised, extra=lambda k: k.startswith(_SAMPLER_PREFIX))
+        arrays = {k: npz.array(k) for k in npz.keys if k != _META_KEY}
+    return _snapshot(where, meta, arrays, shape)
+
+
+def check_config(where: Where, meta: dict, config: dict, fingerprint: str) -> None:
+    """Refuse a checkpoint of another estimator, corpus or configuration, naming each setting
+    that differs with its value in the checkpoint and now."""
+    stored = meta["config"]
     if stored.get("estimator") != config.get("estimator"):  # named first: its labels would differ too
-        raise CheckpointError(f"{path}: the checkpoint was written by {stored.get('estimator')}, not "
-                              f"{config.get('estimator')}; resume with the estimator that wrote it")
-    if meta.get("fingerprint") != fingerprint:
-        raise CheckpointError(f"{path}: the checkpoint was written for a different corpus (tokens, "
-                              "vocabulary size or labels differ); resume with the same training data")
+        written_by = stored.get("estimator")
+        written_by = written_by[:60] if isinstance(written_by, str) else short(written_by)
+        raise where.fail(f"the checkpoint was written by {written_by}, not "
+                         f"{config.get('estimator')}; resume with the estimator that wrote it")
+    if meta["fingerprint"] != fingerprint:
+        raise where.fail("the checkpoint was written for a different corpus (tokens, vocabulary size or labels "
+                         "differ); resume with the same training data")
     differ = sorted(k for k in set(stored) | set(config) if stored.get(k) != config.get(k))
     if differ:
-        detail = ", ".join(f"{k}={stored.get(k)!r} in the checkpoint, {config.get(k)!r} now" for k in differ)
-        raise CheckpointError(f"{path}: the checkpoint was written with another configuration ({detail}); "
-                              "resume with the same settings")
-    eta = arrays.get("eta")
+        detail = ", ".join(f"{k}={short(stored.get(k))} in the checkpoint, {config.get(k)!r} now" for k in differ)
+        raise where.fail(f"the checkpoint was written with another configuration ({detail}); "
+                         "resume with the same settings")
+
+
+def _snapshot(where: Where, meta: dict, arrays: dict, shape: ChainShape) -> Snapshot:
+    """The checked arrays and metadata as a Snapshot."""
+    iteration = meta["iteration"]
+    if iteration > shape.n_iter:
+        raise where.fail(f"checkpoint is at iteration {iteration}, beyond n_iter={shape.n_iter}")
+    if len(meta["trace"]) != iteration:
+        raise where.fail(f"the trace holds {len(meta['trace'])} iterations, the checkpoint is at {iteration}")
+    z = check_array(where, "z", arrays["z"], kinds="iu", shape=(shape.n_tokens,), low=0, high=shape.n_topics - 1,
+                    dtype=np.int32)
+    streams = check_array(where, "streams", arrays["streams"], kinds="u", shape=(shape.n_streams,), low=1,
+                          dtype=np.uint64)
+    eta, kept = None, []
+    if shape.eta_shape is not None:
+        eta = check_array(where, "eta", arrays["eta"], kinds="f", shape=shape.eta_shape, finite=True,
+                          dtype=np.float64)
+        kept_eta = check_array(where, "kept_eta", arrays["kept_eta"], kinds="f", shape=("S", *shape.eta_shape),
+                               finite=True, dtype=np.float64)
+        if kept_eta.shape[0] > iteration:
+            raise where.fail(f"kept_eta holds {kept_eta.shape[0]} samples after {iteration} iterations")
+        kept = list(kept_eta)
     sampler_arrays = {k[len(_SAMPLER_PREFIX):]: v for k, v in arrays.items() if k.startswith(_SAMPLER_PREFIX)}
-    return Snapshot(int(meta["iteration"]), arrays["z"], arrays["streams"], eta,
-                    [] if eta is None else list(arrays["kept_eta"]), meta["rng_state"],
-                    meta.get("worker_rng_states", []), meta.get("trace", []), float(meta.get("seconds", 0.0)),
-                    sampler_arrays, path)
+    return Snapshot(iteration, z, streams, eta, kept, meta["rng_state"], meta["worker_rng_states"], meta["trace"],
+                    float(meta["seconds"]), sampler_arrays, where.path)
 
 
 def _json_default(value):
@@ -160,7 +253,8 @@ class Checkpoints:
     With ``every == 0`` and no resume it does nothing (no files touched).
     """
 
-    def __init__(self, path, every: int, resume: bool, config: dict, fingerprint: str, n_iter: int) -> None:
+    def __init__(self, path, every: int, resume: bool, config: dict, fingerprint: str,
+                 shape: ChainShape | None) -> None:
         self.path = None if path is None else Path(path)
         self.every = int(every)
         self.config = config
@@ -169,10 +263,7 @@ class Checkpoints:
         if self.path is not None and self.every:
             check_writable(self.path)  # before the first iteration, not at the first checkpoint
         if resume and self.path is not None and self.path.exists():
-            self.loaded = load_snapshot(self.path, config, fingerprint)
-            if self.loaded.iteration > n_iter:
-                raise CheckpointError(f"{self.path}: checkpoint is at iteration {self.loaded.iteration}, "
-                                      f"beyond n_iter={n_iter}")
+            self.loaded = load_snapshot(self.path, config, fingerprint, shape)
 
     @classmethod
     def for_model(cls, model, word_ids, doc_ptr, n_words, supervision: Supervision | None) -> "Checkpoints":
@@ -181,13 +272,15 @@ class Checkpoints:
         every = getattr(model, "checkpoint_every", 0) or 0
         resume = bool(getattr(model, "resume", False))
         if path is None or (not every and not resume):
-            return cls(None, 0, False, {}, "", model.n_iter)
+            return cls(None, 0, False, {}, "", None)
         targets = None if supervision is None else supervision.targets
         weight = None if supervision is None else supervision.loss.doc_weight
         if weight is not None:  # weighted documents are another task: resuming needs the same weights
             targets = np.column_stack([targets, weight])
-        return cls(path, every, resume, training_config(model),
-                   corpus_fingerprint(word_ids, doc_ptr, n_words, targets), model.n_iter)
+        shape = ChainShape(word_ids.size, max(1, -(-(doc_ptr.size - 1) // DOCS_PER_STREAM)), model.n_topics,
+                           None if supervision is None else supervision.eta.shape, model.n_iter)
+        return cls(path, every, resume, training_config(model, doc_ptr),
+                   corpus_fingerprint(word_ids, doc_ptr, n_words, targets), shape)
 
     @property
     def written(self) -> Path | None:

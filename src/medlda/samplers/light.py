@@ -14,7 +14,6 @@ from medlda._kernels.eta import coordinate_eta_sweeps
 from medlda._kernels.light.proposals import PROPOSAL_MODES, proposal_scratch, task_kind
 from medlda._kernels.light.sweeps import sweeps_for
 from medlda._kernels.light.word_hash import (
-    META_COLUMNS,
     TABLE_STRIDE,
     compact_and_build,
     dense_rows,
@@ -30,6 +29,7 @@ from medlda._kernels.rng import make_streams, on_stream_chunks, stream_chunks
 from medlda.samplers.base import ETA_DRAWS, Sampler, WarmUp, register
 from medlda.samplers.eta import exact_eta
 from medlda.samplers.inference import gibbs_infer
+from medlda.samplers.saved_hash import check_saved_hash
 
 LIGHT_VARIANTS = ("partial", "collapsed")
 # "auto" draws eta exactly while D K^2 T <= EXACT_ETA_WORK * N * n_mh: the exact draw then costs
@@ -193,12 +193,9 @@ class Light(Sampler):
         if self.variant != "collapsed":
             return
         n_words, n_topics = state.n_wk.shape
-        n_slots, top, spill = (int(v) for v in arrays["layout"])
-        saved = arrays["slots"]
-        if arrays["word_meta"].shape != (n_words, META_COLUMNS) or saved.size != 3 * top or top > n_slots:
-            raise ValueError(f"hash of {arrays['word_meta'].shape[0]} words and {top} slots, for {n_words} words")
+        saved_meta, saved, n_slots, top, spill = check_saved_hash(arrays, state.n_wk)
         word_meta = new_word_meta(n_words)
-        word_meta[:] = arrays["word_meta"]
+        word_meta[:] = saved_meta
         slots = new_slots(n_slots, saved.dtype)
         slots[:saved.size] = saved
         cache = self.cache(state)
