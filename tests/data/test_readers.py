@@ -130,9 +130,14 @@ def test_bow_against_vocabulary_drops_and_counts_oov(tmp_path):
 
 
 def test_bow_id_file_against_vocabulary(tmp_path):
-    c = read_bow(write(tmp_path / "t.svm", "1 0:1 2:2 7:3\n2 9:1\n"), vocabulary=["a", "b", "c"])
+    """Against a vocabulary each word is looked up as written: ids against an id vocabulary; a
+    word of digits against a word vocabulary is a word (here mostly unknown)."""
+    path = write(tmp_path / "t.svm", "1 0:1 2:2 7:3\n2 9:1\n")
+    c = read_bow(path, vocabulary=["0", "1", "2"])
     assert c.n_oov_dropped == 4 and c.n_empty_skipped == 1
-    assert docs_as_words(c) == [Counter(a=1, c=2)]
+    assert docs_as_words(c) == [Counter({"0": 1, "2": 2})]
+    words = read_bow(path, vocabulary=["a", "b", "2"])
+    assert docs_as_words(words) == [Counter({"2": 2})] and words.n_oov_dropped == 5
 
 
 def test_bow_labels_only_line_is_skipped_as_empty(tmp_path):
@@ -203,14 +208,18 @@ def test_ldac_with_one_based_id_vocab(tmp_path):
 
 
 @pytest.mark.parametrize("ids, expected", [
-    ("0:1 2:1", Counter(a=1, c=1)),   # an id 0 means 0-based
-    ("1:1 3:1", Counter(a=1, c=1)),   # largest id == number of words: 1-based
-    ("1:1 2:1", Counter(b=1, c=1)),   # otherwise the lda-c convention, 0-based
+    ("0:1 2:1", Counter(a=1, c=1)),   # lda-c ids are 0-based: id i is line i + 1
+    ("1:1 2:1", Counter(b=1, c=1)),
+    ("1:1 3:1", None),                # no base guessed: id 3 is past the three words
 ])
-def test_ldac_plain_vocab_infers_base(tmp_path, ids, expected):
+def test_ldac_plain_vocab_ids_are_zero_based(tmp_path, ids, expected):
     voc = write(tmp_path / "vocab.txt", "a\nb\nc\n")
-    c = read_ldac(write(tmp_path / "d.dat", f"2 1 {ids}\n"), vocab_path=voc)
-    assert docs_as_words(c) == [expected]
+    path = write(tmp_path / "d.dat", f"2 1 {ids}\n")
+    if expected is None:
+        with pytest.raises(InputFormatError, match=where(path, 1) + " word id 3 is not in .* ids are 0-based"):
+            read_ldac(path, vocab_path=voc)
+    else:
+        assert docs_as_words(read_ldac(path, vocab_path=voc)) == [expected]
 
 
 def test_ldac_without_vocab_uses_raw_ids(tmp_path):

@@ -1,16 +1,57 @@
-"""Paths the readers accept: files, and collections of files (a directory or a tar archive)."""
+"""Paths the readers accept: files, and collections of files (a directory or a tar archive).
+
+A collection is read without trusting it: a directory is walked without leaving it (a symbolic
+link, to a file or a folder, is followed only when it resolves inside the directory given, and
+never into a folder above itself), special files are never opened, and what is left out is
+counted (:class:`Skipped`) for a warning. An archive is never extracted; its members are listed
+as their headers are read, each regular file's declared size checked against
+``limits.MEMBER_BYTES`` before its bytes are read and its bytes counted as they are; the entries of
+either against ``limits.FILES``.
+"""
 
 from __future__ import annotations
 
+import lzma
 import os
 import tarfile
+import warnings
 import zlib
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO, Iterator
 
 from medlda.exceptions import archive_error
+from medlda.limits import FILES, MEMBER_BYTES
 
 PathLike = str | os.PathLike
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
+_ARCHIVE_ERRORS = (tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, OSError)
+_BLOCK = 1 << 20
+
+
+class FilesSkippedWarning(UserWarning):
+    """Files of a folder or archive that a reader left out (links leading outside, special files,
+    files outside a label folder), counted by reason."""
+
+
+class Skipped:
+    """What a walk or a reader left out of a collection: a count and a first example per reason."""
+
+    def __init__(self) -> None:
+        self.reasons: dict[str, list] = {}
+
+    def add(self, reason: str, name: str) -> None:
+        entry = self.reasons.setdefault(reason, [0, name])
+        entry[0] += 1
+
+    def warn(self, path, stacklevel: int = 3) -> None:
+        """One warning naming ``path`` and each reason with its count and first file, if any."""
+        if not self.reasons:
+            return
+        total = sum(n for n, _ in self.reasons.values())
+        parts = "; ".join(f"{n} {reason} (first: {first})" for reason, (n, first) in self.reasons.items())
+        warnings.warn(f"{path}: left out {total} file{'s' if total != 1 else ''}: {parts}",
+                      FilesSkippedWarning, stacklevel=stacklevel)
 
 
 def existing(path: PathLike) -> Path:
@@ -27,12 +68,112 @@ def is_collection(path: PathLike) -> bool:
     return path.is_dir() or path.name.lower().endswith(ARCHIVE_SUFFIXES)
 
 
-def collection_files(path: Path) -> list[str]:
-    """Relative names (directory) or member names (archive) of the files of a collection."""
-    if path.is_dir():
-        return sorted(str(p.relative_to(path)) for p in path.rglob("*") if p.is_file())
+def readable_name(name: str) -> str:
+    """A file name as text: a name whose bytes are not UTF-8 (Python keeps them as surrogate
+    escapes, which cannot be printed or written) is read as Latin-1."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("latin-1")
+
+
+def printable(name: str) -> str:
+    """A file or member name for a one-line message: as text (``readable_name``), with control
+    characters (a newline in a name) escaped."""
+    name = readable_name(name)
+    return name if name.isprintable() else name.encode("unicode_escape").decode("ascii")
+
+
+def folder_files(root: Path, skipped: Skipped | None = None) -> dict[tuple[str, ...], Path]:
+    """The regular files under the directory ``root`` by their relative path parts (sorted), see
+    the module docstring for the links followed; ``skipped`` counts the entries left out."""
+    skipped = Skipped() if skipped is None else skipped
+    base = root.resolve()
+    files: dict[tuple[str, ...], Path] = {}
+    n_entries = 0
+    stack: list[tuple[Path, tuple[str, ...], frozenset]] = [(root, (), frozenset({base}))]
+    while stack:
+        folder, parts, above = stack.pop()
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name, reverse=True)
+        for entry in entries:
+            n_entries += 1
+            FILES.check(n_entries, str(root))
+            rel, target = parts + (entry.name,), Path(entry.path)
+            shown = printable("/".join(rel))
+            if entry.is_symlink():
+                try:
+                    real = target.resolve(strict=True)
+                except (OSError, RuntimeError):
+                    skipped.add("broken or looping symbolic links", shown)
+                    continue
+                if not real.is_relative_to(base):
+                    skipped.add("symbolic links leading outside the folder (never followed)", shown)
+                    continue
+            if entry.is_dir():
+                real = target.resolve()
+                if real in above:
+                    skipped.add("symbolic links to a folder holding them", shown)
+                    continue
+                stack.append((target, rel, above | {real}))
+            elif entry.is_file():
+                files[rel] = target
+            else:
+                skipped.add("special files (not regular files: never opened)", shown)
+    return dict(sorted(files.items()))
+
+
+@contextmanager
+def open_archive(path: Path) -> Iterator[tarfile.TarFile]:
+    """The tar archive at ``path``, open for reading; any failure to decode it, while opening or
+    while reading members, ends as one :class:`InputFormatError` naming it."""
     try:
         with tarfile.open(path, "r:*") as tar:
-            return [m.name for m in tar.getmembers() if m.isfile()]
-    except (tarfile.TarError, EOFError, zlib.error) as err:
-        raise archive_error(path, err) from err
+            yield tar
+    except (FileNotFoundError, PermissionError, IsADirectoryError):
+        raise
+    except _ARCHIVE_ERRORS as err:
+        raise archive_error(path, err) from None
+
+
+def archive_members(tar: tarfile.TarFile, path: Path) -> Iterator[tarfile.TarInfo]:
+    """The members of an open archive as their headers are read (the archive is never listed
+    whole first), each regular file's declared size checked against ``MEMBER_BYTES``."""
+    for n, member in enumerate(tar, 1):
+        FILES.check(n, str(path))
+        if member.isfile():
+            MEMBER_BYTES.check(member.size, f"{path}:{printable(member.name)}")
+        yield member
+
+
+def member_chunks(tar: tarfile.TarFile, member: tarfile.TarInfo, path: Path) -> Iterator[bytes]:
+    """The bytes of a regular member in blocks, their count checked against ``MEMBER_BYTES``."""
+    MEMBER_BYTES.check(member.size, f"{path}:{printable(member.name)}")
+    stream: IO[bytes] = tar.extractfile(member)
+    total = 0
+    while block := stream.read(_BLOCK):
+        total += len(block)
+        MEMBER_BYTES.check(total, f"{path}:{printable(member.name)}")
+        yield block
+
+
+def member_bytes(tar: tarfile.TarFile, member: tarfile.TarInfo, path: Path) -> bytes:
+    """The whole content of a regular member, bounded as :func:`member_chunks` says."""
+    return b"".join(member_chunks(tar, member, path))
+
+
+def copy_member(tar: tarfile.TarFile, member: tarfile.TarInfo, path: Path, target: Path) -> Path:
+    """Write a regular member's bytes to ``target`` (bounded as :func:`member_chunks` says)."""
+    with open(target, "wb") as out:
+        for block in member_chunks(tar, member, path):
+            out.write(block)
+    return target
+
+
+def collection_files(path: Path) -> list[str]:
+    """Relative names (directory) or member names (archive) of the regular files of a collection."""
+    if path.is_dir():
+        return ["/".join(parts) for parts in folder_files(path)]
+    with open_archive(path) as tar:
+        return [m.name for m in archive_members(tar, path) if m.isfile()]
