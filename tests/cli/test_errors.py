@@ -128,13 +128,14 @@ def test_small_messages_fit_the_cli(capsys, tmp_path, saved_model):
 
 # -- options checked by the parser -------------------------------------------------------------
 @pytest.mark.parametrize("flags, match", [
-    (["--c", "-1"], "c must"), (["--sigma2", "0"], "sigma2"),
-    (["--alpha-sum", "0"], "alpha_sum"), (["--positive-cost", "0"], "positive_cost"),
+    (["--c", "-1"], "argument --c: must be"), (["--sigma2", "0"], "argument --sigma2: must be"),
+    (["--alpha-sum", "0"], "argument --alpha-sum: must be"), (["--positive-cost", "0"], "argument --positive-cost"),
 ])
 def test_invalid_hyperparameters(capsys, bow_files, flags, match):
     train, _ = bow_files
-    code, _, err = run(capsys, "train", "--train", train, *FAST, *flags)
-    assert code == 2 and match in err
+    with pytest.raises(SystemExit) as stop:
+        run(capsys, "train", "--train", train, *FAST, *flags)
+    assert stop.value.code == 2 and match in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("value, match", [("0", "must be at least 1, got 0"), ("20,x", "not an integer: 'x'"),

@@ -96,7 +96,7 @@ def test_checkpoints_must_fall_where_phi_is_drawn(tmp_path, small):
     with pytest.raises(ValueError, match=r"checkpoint_every \(4\) must be a multiple of phi_every \(3\)"):
         MedLDAClassifier(5, sampler="light", light_variant="partial", phi_every=3, checkpoint_every=4,
                          checkpoint_path=tmp_path / "c").fit(corpus, y)
-    with pytest.raises(ValueError, match="phi_every must be"):
+    with pytest.raises(ValueError, match="'phi_every' parameter of MedLDAClassifier must be"):
         MedLDAClassifier(5, sampler="light", light_variant="partial", phi_every=0).fit(corpus, y)
 
 

@@ -108,7 +108,7 @@ def test_pipeline_clone_and_cross_validation():
     assert {w for topic in words for w in topic} <= set(fitted[0].get_feature_names_out())
     with pytest.raises(ValueError, match="vocabulary has 2 words"):
         fitted[-1].top_words(3, vocabulary=["a", "b"])
-    with pytest.raises(ValueError, match=r"n \(words per topic\) must be an integer >= 1, got -3"):
+    with pytest.raises(ValueError, match=r"The 'n \(words per topic\)' parameter must be an int in the range \[1, inf\)\. Got -3 instead"):
         fitted[-1].top_words(-3)  # not silently all words but the last 3
     lda = make_pipeline(CountVectorizer(), LDA(2, n_iter=10, random_state=0)).fit(texts)
     theta = lda.transform(texts)
@@ -170,7 +170,7 @@ def test_empty_documents_are_skipped_in_fit_and_get_the_prior_in_transform(plant
 
 @pytest.mark.parametrize("params, match", [
     (dict(n_topics=0), "n_topics"), (dict(alpha_sum=-1.0), "alpha_sum"), (dict(beta=0), "beta"),
-    (dict(n_iter=0), "n_iter"), (dict(c=0), "c must"), (dict(margin=-1), "margin"),
+    (dict(n_iter=0), "n_iter"), (dict(c=0), "'c' parameter of MedLDAClassifier must"), (dict(margin=-1), "margin"),
     (dict(sigma2=0.0), "sigma2"), (dict(sampler="fast"), "sampler"), (dict(loss="squared"), "loss"),
     (dict(n_topics=2.5), "n_topics"), (dict(n_eta_avg=0), "n_eta_avg"), (dict(eta_draw="fast"), "eta_draw"),
 ])
@@ -355,8 +355,8 @@ def test_bad_weights_are_refused():
                           (["a"] * 40, "must be numbers")):
         with pytest.raises(ValueError, match=match):
             MedLDAClassifier(3, n_iter=2).fit(corpus, y, sample_weight=weight)
-    with pytest.raises(ValueError, match=r"class_weight must be None, 'balanced' or a dict \{class: weight\}, "
-                                         "got 'equal'"):
+    with pytest.raises(ValueError, match=r"The 'class_weight' parameter of MedLDAClassifier must be None, 'balanced' or a "
+                                         r"dict \{class: weight\}\. Got 'equal' instead"):
         MedLDAClassifier(3, n_iter=2, class_weight="equal").fit(corpus, y)
     with pytest.raises(ValueError, match=r"class_weight names classes not in y: \[7\]"):
         MedLDAClassifier(3, n_iter=2, class_weight={7: 2.0}).fit(corpus, y)

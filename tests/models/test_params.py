@@ -46,7 +46,7 @@ def test_every_declared_rule_refuses_a_bad_value_by_name(estimator):
         else:
             continue
         model = estimator(**{"n_topics": 2, "n_iter": 1, name: bad})
-        with pytest.raises(ValueError, match=f"^{name} must be "):
+        with pytest.raises(ValueError, match=f"^The '{name}' parameter of {estimator.__name__} must be "):
             model.fit(X) if estimator is medlda.LDA else model.fit(X, y)
 
 

@@ -172,7 +172,7 @@ def test_auto_margin_is_the_multilabel_one_only_for_multilabel_data(multiclass, 
 
 @pytest.mark.parametrize("params, match", [
     (dict(loss="epsilon"), "MedLDARegressor"), (dict(strategy="ova"), "strategy"), (dict(n_jobs=0), "n_jobs"),
-    (dict(c="big"), "c must"), (dict(positive_cost=0.0), "positive_cost"),
+    (dict(c="big"), "'c' parameter of MedLDAClassifier must"), (dict(positive_cost=0.0), "positive_cost"),
 ])
 def test_invalid_classifier_options(multiclass, params, match):
     train, y, _, _ = multiclass
@@ -186,7 +186,7 @@ def test_bad_labels_and_responses(multiclass):
         MedLDAClassifier(3, n_iter=2).fit(train, np.full((train.n_docs, 2), 2))
     with pytest.raises(ValueError, match="NaN"):
         MedLDARegressor(3, n_iter=2).fit(train, np.full(train.n_docs, np.nan))
-    with pytest.raises(ValueError, match="loss must be one of"):
+    with pytest.raises(ValueError, match="'loss' parameter of MedLDARegressor must be a str among"):
         MedLDARegressor(3, loss="hinge", n_iter=2).fit(train, np.zeros(train.n_docs))
     with pytest.raises(ValueError, match="one response per document"):
         MedLDARegressor(3, n_iter=2).fit(train, np.zeros(3))

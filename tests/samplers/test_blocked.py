@@ -358,9 +358,9 @@ def test_heldout_measure_equals_completion_perplexity(small_corpus):
 
 def test_blocked_sampler_errors(small_corpus):
     train, held, y = small_corpus
-    with pytest.raises(ValueError, match="block_simulation must be one of"):
+    with pytest.raises(ValueError, match="'block_simulation' parameter of LDA must be a str among"):
         LDA(5, sampler="blocked", block_simulation="sideways").fit(train)
-    with pytest.raises(ValueError, match="trace_every must be"):
+    with pytest.raises(ValueError, match="'trace_every' parameter of LDA must be"):
         LDA(5, trace_every=0).fit(train)
     with pytest.raises(ValueError, match="unsupervised LDA only"):
         MedLDAClassifier(5, sampler="blocked", n_iter=2).fit(train, y)

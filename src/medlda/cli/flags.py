@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Callable
 
+from medlda.exceptions import LimitError
+from medlda.limits import Limit
 from medlda.models.params import PARAMS, REGRESSOR_PARAMS, Custom, Number, Options, Param
 
 
@@ -21,13 +23,32 @@ def number(text: str, kind: type, what: str):
         raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
 
 
-def int_at_least(minimum: int, why: str = "") -> Callable[[str], int]:
-    """argparse type: an integer of at least ``minimum`` (``why``: the reason, said in the error)."""
+def int_at_least(minimum: int, why: str = "", limit: Limit | None = None) -> Callable[[str], int]:
+    """argparse type: an integer of at least ``minimum`` (``why``: the reason, said in the error)
+    and at most ``limit`` (``medlda.limits``: the error names its environment variable)."""
     def parse(text: str) -> int:
         value = number(text, int, "an integer")
         if value < minimum:
             reason = f" ({why})" if why else ""
             raise argparse.ArgumentTypeError(f"must be at least {minimum}{reason}, got {value}")
+        if limit is not None:
+            try:
+                limit.check(value)
+            except LimitError as exc:
+                raise argparse.ArgumentTypeError(str(exc)) from None
+        return value
+    return parse
+
+
+def real_in(rule: Number) -> Callable[[str], float | str]:
+    """argparse type: a number that ``rule`` accepts (finite, in its range), or 'auto' where the
+    rule takes it; the error states the rule as the estimator's own check does."""
+    def parse(text: str) -> float | str:
+        if rule.auto and text == "auto":
+            return text
+        value = number(text, float, "a number")
+        if not rule.accepts(value):
+            raise argparse.ArgumentTypeError(f"must be {rule.phrase()}, got {text}")
         return value
     return parse
 
@@ -43,9 +64,9 @@ def _argument(param: Param) -> dict:
     if isinstance(rule, Options):
         kwargs["choices"] = sorted({*rule.choices(), *(REGRESSOR_PARAMS[param.name].rule.choices() if shared else ())})
     elif isinstance(rule, Number) and rule.integer:
-        kwargs["type"] = int_at_least(int(rule.low))
-    elif isinstance(rule, Number):  # the estimator checks the bound and names the parameter
-        kwargs["type"] = float
+        kwargs["type"] = int_at_least(int(rule.low), limit=rule.limit)
+    elif isinstance(rule, Number):
+        kwargs["type"] = real_in(rule)
     elif param.default is False:
         kwargs = {"dest": param.name, "action": "store_true"}
     elif param.name == "class_weight":

@@ -23,7 +23,7 @@ from medlda.engine.warmup import warm_up
 from medlda.evaluation.coherence import topic_coherence
 from medlda.io.model_file import register_estimator, save_model
 from medlda.models.labels import effective_jobs
-from medlda.models.params import Param, check_param, make_init, params_doc, validate
+from medlda.models.params import Param, check_fit_size, check_param, make_init, params_doc, validate
 from medlda.samplers import make_sampler
 
 
@@ -279,6 +279,7 @@ def fit_corpus(model: TopicModel, X, y=None, weight: np.ndarray | None = None):
             y = y[keep]
         if weight is not None:
             weight = weight[keep]
+    check_fit_size(model, corpus.n_docs, corpus.n_words, 0 if y is None else (y.shape[1] if np.ndim(y) == 2 else 1))
     return corpus, y, weight
 
 

@@ -9,10 +9,14 @@ losses) are read when asked, so a registered sampler or loss is accepted everywh
 from __future__ import annotations
 
 import inspect
+import math
 import numbers
+import reprlib
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+from medlda import limits
+from medlda.exceptions import LimitError
 from medlda.losses import losses_for
 from medlda.samplers import BLOCK_SIMULATIONS, ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, REGISTRY
 
@@ -31,26 +35,60 @@ class Rule:
         return None
 
 
+def _finite(value: numbers.Real) -> bool:
+    """Whether ``value`` is a finite float64 (an integer too large for one is not)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+_SHORT = reprlib.Repr()  # a refused value as messages quote it: a long one shortened
+_SHORT.maxstring = _SHORT.maxother = 80
+_SHORT.maxlong = 40
+
+
+def _bound(value: float) -> str:
+    return f"{value:g}" if isinstance(value, float) else f"{value}"
+
+
 @dataclass(frozen=True)
 class Number(Rule):
-    """An integer (``integer``) or a real number, at least ``low`` (above it if ``open``)."""
+    """A finite integer (``integer``) or real number, at least ``low`` (above it if ``open``) and at
+    most ``high``, or the limit ``limit`` (``medlda.limits``, read when checked)."""
 
     low: float | None = None
     open: bool = False
     integer: bool = False
     auto: bool = False  # 'auto' is also accepted
+    high: float | None = None
+    limit: limits.Limit | None = None
 
     def accepts(self, value: Any) -> bool:
         if self.auto and isinstance(value, str) and value == "auto":
             return True
+        return self.in_range(value) and (self.limit is None or value <= self.limit.value)
+
+    def in_range(self, value: Any) -> bool:
+        """Of the right type, finite, and within ``low`` and ``high`` (the limit aside)."""
         kind = numbers.Integral if self.integer else numbers.Real
-        if not isinstance(value, kind) or isinstance(value, bool):
+        if not isinstance(value, kind) or isinstance(value, bool) or not _finite(value):
             return False
-        return self.low is None or (value > self.low if self.open else value >= self.low)
+        if self.low is not None and not (value > self.low if self.open else value >= self.low):
+            return False
+        return self.high is None or value <= self.high
+
+    def upper(self) -> float | None:
+        """The largest value allowed: ``high`` or the limit in force (None: no bound)."""
+        return self.limit.value if self.limit is not None else self.high
 
     def phrase(self) -> str:
-        bound = "" if self.low is None else f" {'>' if self.open else '>='} {self.low:g}"
-        what = ("an integer" if self.integer else "a number") + bound
+        low = "-inf" if self.low is None else _bound(self.low)
+        upper = self.upper()
+        high = "inf" if upper is None else _bound(upper)
+        left = "(" if self.open or self.low is None else "["
+        right = ")" if upper is None else "]"
+        what = f"{'an int' if self.integer else 'a float'} in the range {left}{low}, {high}{right}"
         return f"'auto' or {what}" if self.auto else what
 
 
@@ -67,7 +105,7 @@ class Options(Rule):
         return isinstance(value, (str, type(None))) and value in self.choices()
 
     def phrase(self) -> str:
-        return f"one of {self.choices()}"
+        return "a str among {" + ", ".join(repr(c) for c in self.choices()) + "}"
 
 
 @dataclass(frozen=True)
@@ -100,10 +138,19 @@ class Param:
     metavar: str | None = None
     note: str = ""  # said after a refused value
 
-    def check(self, value: Any) -> None:
-        """Raise ValueError naming the parameter unless ``value`` is allowed."""
-        if not self.rule.accepts(value):
-            raise ValueError(f"{self.name} must be {self.rule.phrase()}, got {value!r}{self.note}")
+    def check(self, value: Any, owner: str | None = None) -> None:
+        """Raise ValueError naming the parameter (and ``owner``, the estimator) unless ``value`` is
+        allowed; LimitError, naming the environment variable that raises the limit, for a number
+        beyond a limit of ``medlda.limits``."""
+        if self.rule.accepts(value):
+            return
+        who = f"The {self.name!r} parameter" + (f" of {owner}" if owner else "")
+        message = f"{who} must be {self.rule.phrase()}. Got {_SHORT.repr(value)} instead.{self.note}"
+        rule = self.rule
+        if isinstance(rule, Number) and rule.limit is not None and rule.in_range(value):
+            raise LimitError(f"{message} That is the limit on the {rule.limit.what}: set the environment "
+                             f"variable {rule.limit.variable} to raise it.")
+        raise ValueError(message)
 
 
 def _losses(task: str) -> Callable[[], tuple]:
@@ -112,6 +159,10 @@ def _losses(task: str) -> Callable[[], tuple]:
 
 _INT1, _INT0 = Number(1, integer=True), Number(0, integer=True)
 _POSITIVE = Number(0, open=True)
+_SWEEPS1, _SWEEPS0 = Number(1, integer=True, limit=limits.SWEEPS), Number(0, integer=True, limit=limits.SWEEPS)
+# c and positive_cost multiply each other, class and sample weights and the augmentation's squares:
+# past HUGE those products leave float64; 1 / sigma2 likewise below 1 / HUGE
+HUGE = 1e50
 
 PARAMS: dict[str, Param] = {p.name: p for p in [
     Param("n_topics", 20, _INT1, "int", "Number of topics K.", "--topics", metavar="K"),
@@ -120,7 +171,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "sum of the Dirichlet prior on a document's topic proportions, alpha_sum / K per topic"),
     Param("beta", 0.01, _POSITIVE, "float",
           "Symmetric Dirichlet prior of each topic's word distribution; smaller gives sparser topics.", "--beta"),
-    Param("n_iter", 50, _INT1, "int",
+    Param("n_iter", 50, _SWEEPS1, "int",
           "Training iterations (one aux draw, one sweep over all tokens, one eta draw each).", "--iters",
           "training iterations"),
     Param("sampler", "gibbs", Options(lambda: tuple(REGISTRY)), "str",
@@ -150,9 +201,9 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "'mixture' accepts with the ratio of the mixture of the three proposals, 'scan' with the ratio of "
           "the one picked (the papers' code); both are exact, and the mixture's ratio accepts more often.",
           "--proposal", "light sampler's MH proposals"),
-    Param("n_mh", 6, _INT1, "int", "Metropolis-Hastings steps per token (light sampler).", "--n-mh",
+    Param("n_mh", 6, _SWEEPS1, "int", "Metropolis-Hastings steps per token (light sampler).", "--n-mh",
           "light: MH steps per token", "N"),
-    Param("n_gibbs", 2, _INT1, "int",
+    Param("n_gibbs", 2, _SWEEPS1, "int",
           "Coordinate Gibbs sweeps over eta per iteration when the light sampler does not draw eta "
           "exactly (see eta_draw)."),
     Param("eta_draw", "auto", Options(lambda: ETA_DRAWS), "str",
@@ -161,7 +212,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "or 'auto': exactly where that costs at most about a tenth of an iteration, since coordinate "
           "sweeps mix slowly when topics are few.", "--eta-draw",
           "how light draws eta: exactly, by coordinate Gibbs sweeps, or exactly where cheap (auto)"),
-    Param("c", "auto", Number(0, open=True, auto=True), "float or 'auto'",
+    Param("c", "auto", Number(0, open=True, auto=True, high=HUGE), "float or 'auto'",
           "Regularization constant weighing the labels against the words (papers: c or lambda). 'auto' "
           "takes the loss's default: the papers' settings for hinge (1.6) and logistic (25 for two classes, "
           "204.8 for several tasks). The value used is ``c_``.", "--c",
@@ -172,9 +223,9 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "for several; 8 for multi-label data, where a wide margin leaves rare labels unpredicted. The "
           "value used is ``margin_``.", "--margin",
           "hinge margin l (default: 164 for two classes, 64 for more, 8 for multi-label data)"),
-    Param("sigma2", 1.0, _POSITIVE, "float", "Prior variance of each classifier weight eta_tk.", "--sigma2",
+    Param("sigma2", 1.0, Number(1 / HUGE, high=HUGE), "float", "Prior variance of each classifier weight eta_tk.", "--sigma2",
           "prior variance of eta"),
-    Param("positive_cost", "auto", Number(0, open=True, auto=True), "float or 'auto'",
+    Param("positive_cost", "auto", Number(0, open=True, auto=True, high=HUGE), "float or 'auto'",
           "Multiplies c on the positive examples of every task (the documents that carry the task's label; "
           "for two classes, those of ``classes_[1]``): a cost-sensitive loss for rare labels. 'auto' is the "
           "loss's default: 1 (the papers' loss) for one label per document; C - 1 for one-vs-rest on C "
@@ -195,7 +246,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "Classification loss: 'hinge' is Gibbs MedLDA (inverse-Gaussian augmentation); 'logistic' is "
           "gSLDA (Polya-Gamma augmentation), which also gives ``predict_proba``.", "--loss",
           "the loss: hinge or logistic (classification), epsilon or squared (regression)",
-          note=" (regression losses are for MedLDARegressor)"),
+          note=" Regression losses are for MedLDARegressor."),
     Param("strategy", "multitask", Options(("multitask", "ovr")), "str",
           "Several classes or labels: 'multitask' learns C classifiers on one shared set of topics; 'ovr' "
           "trains C independent binary models, each with its own topics (in parallel processes, see n_jobs).",
@@ -214,10 +265,10 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "--n-jobs", "cores: light sampler threads, or one-vs-rest processes (-1 all cores)"),
     Param("n_eta_avg", 5, _INT1, "int",
           "Predict with the average of the eta samples of the last n_eta_avg iterations."),
-    Param("n_infer_burn", 100, _INT0, "int",
+    Param("n_infer_burn", 100, _SWEEPS0, "int",
           "Sweeps over a new document's topics before averaging (SPEC §7); fewer cost accuracy.",
           "--infer-burn", "sweeps over a test document's topics before averaging", "N"),
-    Param("n_infer_avg", 200, _INT1, "int",
+    Param("n_infer_avg", 200, _SWEEPS1, "int",
           "Sweeps over which a new document's topic conditionals are averaged (after n_infer_burn). A "
           "document's inference chain moves between topic mixes slowly, so a longer average predicts "
           "better, at proportionally more prediction time.", "--infer-avg",
@@ -257,13 +308,13 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
 
 # the regressor's own defaults and choices for names it shares with the classifier
 REGRESSOR_PARAMS: dict[str, Param] = {
-    "c": Param("c", 4.0, _POSITIVE, "float",
+    "c": Param("c", 4.0, Number(0, open=True, high=HUGE), "float",
                "Regularization constant weighing the responses against the words (1 / noise variance for the "
                "squared loss).", "--c"),
     "loss": Param("loss", "epsilon", Options(_losses("regression")), "str",
                   "Regression loss: 'epsilon' is MedLDA regression (epsilon-insensitive, two inverse-Gaussian "
                   "augmentations); 'squared' is sLDA's Gaussian response.", "--loss",
-                  note=" (classification losses are for MedLDAClassifier)"),
+                  note=" Classification losses are for MedLDAClassifier."),
 }
 
 # groups of parameters, in the order the estimators' signatures list them
@@ -284,7 +335,7 @@ def declared(names: Iterable[str], overrides: dict[str, Param] | None = None) ->
 def validate(estimator, params: dict[str, Param]) -> None:
     """Check every declared parameter of ``estimator`` (raises ValueError naming the first bad one)."""
     for name, param in params.items():
-        param.check(getattr(estimator, name))
+        param.check(getattr(estimator, name), type(estimator).__name__)
 
 
 def params_doc(params: dict[str, Param]) -> str:
@@ -322,3 +373,20 @@ def check_param(value, name: str, kind, low=None, low_open=False) -> None:
     """Raise ValueError unless value is of ``kind`` (numbers.Integral or numbers.Real) and at least
     ``low`` (above it if ``low_open``): for arguments of methods, not estimator parameters."""
     Param(name, None, Number(low, low_open, kind is numbers.Integral), "", "").check(value)
+
+
+def check_fit_size(model, n_docs: int, n_words: int, n_tasks: int = 0) -> None:
+    """Raise LimitError, before a fit allocates them, when an array the fit needs would hold more
+    cells than ``limits.CELLS`` allows: the topic-word counts (n_topics x n_words), the
+    document-topic counts (n_docs x n_topics) and, where eta is drawn exactly (sampler 'gibbs',
+    eta_draw='exact', the Ray backend), its statistics (tasks x n_topics x n_topics; one task per
+    one-vs-rest model). A large n_topics is a valid integer that no machine can fit."""
+    name, k = type(model).__name__, int(model.n_topics)
+    limits.CELLS.check(k * int(n_words), f"{name} with n_topics={k} on {int(n_words):,} words (topics x words)")
+    limits.CELLS.check(int(n_docs) * k, f"{name} with n_topics={k} on {int(n_docs):,} documents (documents x topics)")
+    exact = (model.sampler == "gibbs" or getattr(model, "eta_draw", "auto") == "exact"
+             or getattr(model, "backend", "local") == "ray")
+    if n_tasks and exact:
+        tasks = 1 if getattr(model, "strategy", "multitask") == "ovr" else int(n_tasks)
+        limits.CELLS.check(tasks * k * k, f"{name} with n_topics={k} and {tasks} task{'s' * (tasks != 1)} "
+                                          "(the exact eta draw's tasks x topics x topics statistics)")
