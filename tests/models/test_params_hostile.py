@@ -53,7 +53,7 @@ def test_every_number_refuses_infinite_nan_negative_and_other_types(estimator, v
 
 
 def test_c_inf_is_refused_not_a_sampler_failure():
-    """--c inf used to reach the aux draw ('mean <= 0'); it is refused by name, for each loss."""
+    """An infinite, NaN or overflowing c is refused by name for each loss, before any aux draw."""
     for estimator, loss in [(medlda.MedLDAClassifier, "hinge"), (medlda.MedLDAClassifier, "logistic"),
                             (medlda.MedLDARegressor, "epsilon"), (medlda.MedLDARegressor, "squared")]:
         for value in (float("inf"), float("nan"), 1e300):

@@ -16,16 +16,32 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (0 ok, 2 bad input or usage)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    errors = _bytes_as_read(sys.stdout)
     try:
         return args.func(args)
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
         import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (MedLDAError, ValueError, FileNotFoundError, NotImplementedError, IsADirectoryError,
-            PermissionError) as exc:
+    except (MedLDAError, ValueError, NotImplementedError, OSError) as exc:
         print(f"medlda: error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        if errors is not None:
+            sys.stdout.reconfigure(errors=errors)
+
+
+def _bytes_as_read(stream) -> str | None:
+    """Let ``stream`` print names read from the file system that are not UTF-8 (label folders,
+    file names: Python holds their bytes as lone surrogates) as those bytes, as it read them;
+    return its former error handler to restore (None: left as it was)."""
+    if getattr(stream, "errors", None) != "strict" or not hasattr(stream, "reconfigure"):
+        return None
+    try:
+        stream.reconfigure(errors="surrogateescape")
+    except (ValueError, OSError):  # a stream that cannot change
+        return None
+    return "strict"
 
 
 if __name__ == "__main__":

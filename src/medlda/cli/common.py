@@ -18,6 +18,40 @@ class CLIError(MedLDAError):
     """A problem with the command line's inputs, reported without a traceback."""
 
 
+def check_outputs(outputs: dict[str, str | None], inputs: dict[str, str | None]) -> None:
+    """Refuse, before any work, an output file (flag -> path; None: not given) that is one of the
+    command's inputs (the same file by any name: a link, a relative path), lies inside an input
+    folder, or is another output: writing it would destroy what the command reads or writes."""
+    given_out = [(flag, path) for flag, path in outputs.items() if path]
+    given_in = [(flag, path) for flag, path in inputs.items() if path and os.path.exists(path)]
+    for i, (flag, path) in enumerate(given_out):
+        for other, source in given_in:
+            if _same_file(path, source):
+                raise CLIError(f"{flag} {path} is the file {other} reads; writing it would overwrite that "
+                               "input: choose another path")
+            if os.path.isdir(source) and _inside(path, source):
+                raise CLIError(f"{flag} {path} lies inside the folder {other} {source}; writing it would change "
+                               "that input: choose a path outside it")
+        for other, target in given_out[:i]:
+            if _same_file(path, target):
+                raise CLIError(f"{flag} and {other} name the same file ({path}); one would overwrite the other: "
+                               "give each its own path")
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether paths ``a`` and ``b`` name one file (both existing: the same inode; else the same
+    absolute path once links are resolved)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _inside(path: str, folder: str) -> bool:
+    real, root = os.path.realpath(path), os.path.realpath(folder)
+    return os.path.commonpath([real, root]) == root
+
+
 def _silenced(args) -> bool:
     """Whether --quiet or --json asked for no progress bar (commands without them: no); warnings
     are never silenced (``warn``)."""

@@ -10,6 +10,7 @@ import numpy as np
 
 from medlda.cli.common import (
     CLIError,
+    check_outputs,
     doc_ids,
     load_with_jobs,
     model_label_column,
@@ -23,6 +24,7 @@ from medlda.io.atomic import atomic_write, check_writable
 
 
 def cmd_predict(args) -> int:
+    check_outputs({"--out": args.out}, model_inputs(args))
     model = load_with_jobs(args)
     if not hasattr(model, "predict"):
         raise CLIError(f"{args.model}: an unsupervised LDA model cannot predict labels "
@@ -121,6 +123,7 @@ def cmd_transform(args) -> int:
     supervised model's zbar, the features its classifier reads) and write or print them."""
     from medlda.reporting.reports import proportion_lines
 
+    check_outputs({"--out": args.out}, model_inputs(args))
     model = load_with_jobs(args)
     as_npy = bool(args.out) and args.out.endswith(".npy")
     if as_npy and (args.top or args.ids):
@@ -141,6 +144,11 @@ def cmd_transform(args) -> int:
     _emit(args, corpus, result, lines, "proportions",
           lambda: {"proportions": theta.tolist() if args.top is None else _top_records(theta, args.top)})
     return 0
+
+
+def model_inputs(args) -> dict[str, str | None]:
+    """The files a command that applies a saved model reads: the model and the documents."""
+    return {"--model": args.model, "--input": args.input, "--vocab": args.vocab}
 
 
 def _emit(args, corpus, result: dict, lines: list[str] | None, out_key: str, fields) -> None:

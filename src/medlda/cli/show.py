@@ -10,6 +10,7 @@ import numpy as np
 
 from medlda.cli.common import (
     CLIError,
+    check_outputs,
     coherence_of,
     load_with_jobs,
     model_label_column,
@@ -68,6 +69,7 @@ def cmd_plot(args) -> int:
     matplotlib.use("Agg")  # files only: no display needed
     from medlda.reporting import plots
 
+    check_outputs({"--out": args.out}, {"--model": args.model, "--input": args.input, "--vocab": args.vocab})
     model = load_with_jobs(args)
     check_writable(args.out)
     if not os.path.splitext(args.out)[1]:

@@ -9,6 +9,7 @@ import numpy as np
 
 from medlda.cli.common import (
     CLIError,
+    check_outputs,
     check_seen,
     check_single_labels,
     coherence_of,
@@ -28,6 +29,9 @@ TEST_MEASURES = ("accuracy", "log_loss", "f1_micro", "f1_macro", "r2", "perplexi
 def cmd_train(args) -> int:
     if args.sampler == "blocked" and not args.unsupervised:
         raise CLIError("--sampler blocked is for plain LDA: add --unsupervised")
+    stop_words = args.stop_words if args.stop_words not in ("english", "none") else None
+    check_outputs({"--out": args.out, "--trace": args.trace, "--checkpoint": args.checkpoint_path},
+                  {"--train": args.train, "--test": args.test, "--vocab": args.vocab, "--stop-words": stop_words})
     for path in (args.out, args.trace, args.checkpoint_path):  # before training, not after it
         if path:
             check_writable(path)
