@@ -56,6 +56,9 @@ CELLS = Limit("number of array cells", 2 * 10 ** 9, "MEDLDA_MAX_CELLS")
 """A dense array a setting asks for: topics x words, documents x topics, K x K statistics."""
 SWEEPS = Limit("number of sweeps", 10 ** 6, "MEDLDA_MAX_SWEEPS")
 """Iterations or inference sweeps read from a file."""
+RAY_SECONDS = Limit("seconds a Ray worker may take to answer", 600, "MEDLDA_RAY_TIMEOUT")
+"""One round trip to the Ray workers (an iteration, a broadcast, start-up): a worker silent that
+long (frozen, its machine unreachable) ends the run as a dead one does."""
 WORDS = Limit("number of words", 2 ** 24, "MEDLDA_MAX_WORDS")
 """A vocabulary a reader builds: one past the largest word id of an id file (24-bit hashing fits)."""
 FILES = Limit("number of files", 10 ** 6, "MEDLDA_MAX_FILES")

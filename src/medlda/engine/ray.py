@@ -25,6 +25,7 @@ from typing import Iterator
 
 import numpy as np
 
+from medlda import limits
 from medlda._kernels.measures import log_joint
 from medlda._kernels.rng import DOCS_PER_STREAM, make_streams
 from medlda.engine.checkpoint import Snapshot
@@ -134,6 +135,10 @@ class ShardWorker:
         """Peak resident memory of this worker process, in bytes."""
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
+    def pid(self) -> int:
+        """The id of this worker's process (to watch or stop it from outside)."""
+        return os.getpid()
+
 
 def _open_tokens(source) -> np.ndarray:
     if isinstance(source, tuple):  # (file, first token, end token): the worker maps its own slice
@@ -160,12 +165,16 @@ def merge_change(n_wk: np.ndarray, change: dict) -> None:
 
 
 class RayBackend:
-    """The driver side of data-parallel training: shards on Ray actors, global counts here."""
+    """The driver side of data-parallel training: shards on Ray actors, global counts here.
+    ``timeout``: the seconds every worker has to answer one round trip (None: no bound); a worker
+    silent that long is lost, as a dead one is."""
 
     def __init__(self, ray, word_ids: np.ndarray, doc_ptr: np.ndarray, n_words: int, n_topics: int,
                  alpha: np.ndarray, beta: float, sampler: Sampler, supervision: Supervision | None, n_workers: int,
-                 rng: np.random.Generator, mmap_file: str | None = None, snapshot: Snapshot | None = None):
+                 rng: np.random.Generator, mmap_file: str | None = None, snapshot: Snapshot | None = None,
+                 timeout: float | None = None):
         self.ray = ray
+        self.timeout = timeout
         self.n_words, self.n_topics = n_words, n_topics
         self.word_ids, self.doc_ptr = word_ids, doc_ptr
         self.n_tokens = word_ids.size
@@ -213,18 +222,25 @@ class RayBackend:
     # -- one round trip to every worker, failures named --------------------------------------
     def _gather(self, refs: list, what: str) -> list:
         out = []
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
         for i, ref in enumerate(refs):
             try:
-                out.append(self.ray.get(ref))
+                if deadline is None:
+                    out.append(self.ray.get(ref))
+                else:
+                    out.append(self.ray.get(ref, timeout=max(deadline - time.monotonic(), 0.0)))
             except self.ray.exceptions.RayError as exc:
                 a, b = self.bounds[i]
                 tokens = int(self.doc_ptr[b] - self.doc_ptr[a])
-                died = isinstance(exc, self.ray.exceptions.RayActorError)
-                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                raise WorkerLostError(
-                    f"Ray worker {i} (documents {a}..{b - 1}, {tokens} tokens) "
-                    f"{'died' if died else 'failed'} during {what} ({type(exc).__name__}: {first}); "
-                    "its shard's assignments are lost, so training stopped") from exc
+                if isinstance(exc, getattr(self.ray.exceptions, "GetTimeoutError", ())):
+                    how = (f"stopped responding during {what} (no answer within {self.timeout:g} s; set the "
+                           f"environment variable {limits.RAY_SECONDS.variable} to wait longer)")
+                else:
+                    died = isinstance(exc, self.ray.exceptions.RayActorError)
+                    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                    how = f"{'died' if died else 'failed'} during {what} ({type(exc).__name__}: {first})"
+                raise WorkerLostError(f"Ray worker {i} (documents {a}..{b - 1}, {tokens} tokens) {how}; "
+                                      "its shard's assignments are lost, so training stopped") from exc
         return out
 
     def set_eta(self, eta: np.ndarray, want_omega: bool) -> np.ndarray | None:
@@ -330,7 +346,9 @@ def ray_backend(word_ids: np.ndarray, doc_ptr: np.ndarray, n_words: int, n_topic
     """A ``RayBackend`` on the cluster at ``address`` (None: the running session, or a local
     cluster started for it and shut down after); ``mmap_file`` is the corpus's token file, which
     workers map when they run on this machine. A lost worker's error names ``checkpoint`` (the
-    path this run checkpoints to; None: it writes none) to resume from."""
+    path this run checkpoints to; None: it writes none) to resume from. A worker silent for
+    ``limits.RAY_SECONDS`` (MEDLDA_RAY_TIMEOUT) in a round trip is lost as a dead one is."""
+    timeout = limits.RAY_SECONDS.value  # a malformed setting is refused before Ray starts
     ray = import_ray()
     started = connect(ray, address, n_workers)
     backend = None
@@ -339,7 +357,7 @@ def ray_backend(word_ids: np.ndarray, doc_ptr: np.ndarray, n_words: int, n_topic
         if len([n for n in ray.nodes() if n.get("Alive")]) != 1:
             mmap_file = None
         backend = RayBackend(ray, word_ids, doc_ptr, n_words, n_topics, alpha, beta, sampler, supervision,
-                             n_workers, rng, mmap_file=mmap_file, snapshot=snapshot)
+                             n_workers, rng, mmap_file=mmap_file, snapshot=snapshot, timeout=timeout)
         yield backend
     except WorkerLostError as exc:
         if checkpoint is not None and checkpoint.exists():
