@@ -75,8 +75,8 @@ def test_train_refuses_outputs_over_its_data_or_each_other(capsys, tmp_path, bow
     model = tmp_path / "m.npz"
     code, _, err = run(capsys, "train", "--train", data, "--out", model, "--trace", model, *FAST)
     assert "--trace and --out name the same file" in _one_line_error(code, err)
-    code, _, err = run(capsys, "train", "--train", data, "--out", model, "--checkpoint", tmp_path / "x" / ".." / "m.npz",
-                       *FAST)
+    same = tmp_path / "x" / ".." / "m.npz"
+    code, _, err = run(capsys, "train", "--train", data, "--out", model, "--checkpoint", same, *FAST)
     assert "--checkpoint and --out name the same file" in _one_line_error(code, err)
     assert _unchanged(before) and not model.exists()
 

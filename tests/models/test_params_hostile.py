@@ -160,5 +160,6 @@ def test_the_command_line_refuses_them_by_flag_before_reading(capsys, flag, valu
 def test_the_command_line_refuses_a_million_topics_in_one_line(capsys, bow_files):
     code = main(["train", "--train", str(bow_files[0]), "--topics", "1000000", "--iters", "1"])
     err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1 and err.startswith("medlda: error: MedLDAClassifier with n_topics=1000000")
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith("medlda: error: MedLDAClassifier with n_topics=1000000")
     assert "MEDLDA_MAX_CELLS" in err

@@ -25,13 +25,13 @@ from typing import Iterator
 
 import numpy as np
 
-from medlda import limits
 from medlda._kernels.measures import log_joint
 from medlda._kernels.rng import DOCS_PER_STREAM, make_streams
 from medlda.engine.checkpoint import Snapshot
 from medlda.engine.loop import Supervision
 from medlda.engine.state import ChainArrays, ChainState
 from medlda.exceptions import MedLDAError
+from medlda.limits import RAY_SECONDS
 from medlda.samplers import Sampler
 from medlda.samplers.eta import draw_eta_from_statistics, eta_statistics
 from medlda.samplers.light import draw_phi_wk
@@ -234,7 +234,7 @@ class RayBackend:
                 tokens = int(self.doc_ptr[b] - self.doc_ptr[a])
                 if isinstance(exc, getattr(self.ray.exceptions, "GetTimeoutError", ())):
                     how = (f"stopped responding during {what} (no answer within {self.timeout:g} s; set the "
-                           f"environment variable {limits.RAY_SECONDS.variable} to wait longer)")
+                           f"environment variable {RAY_SECONDS.variable} to wait longer)")
                 else:
                     died = isinstance(exc, self.ray.exceptions.RayActorError)
                     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -347,8 +347,8 @@ def ray_backend(word_ids: np.ndarray, doc_ptr: np.ndarray, n_words: int, n_topic
     cluster started for it and shut down after); ``mmap_file`` is the corpus's token file, which
     workers map when they run on this machine. A lost worker's error names ``checkpoint`` (the
     path this run checkpoints to; None: it writes none) to resume from. A worker silent for
-    ``limits.RAY_SECONDS`` (MEDLDA_RAY_TIMEOUT) in a round trip is lost as a dead one is."""
-    timeout = limits.RAY_SECONDS.value  # a malformed setting is refused before Ray starts
+    ``medlda.limits.RAY_SECONDS`` (MEDLDA_RAY_TIMEOUT) in a round trip is lost as a dead one is."""
+    timeout = RAY_SECONDS.value  # a malformed setting is refused before Ray starts
     ray = import_ray()
     started = connect(ray, address, n_workers)
     backend = None

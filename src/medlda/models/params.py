@@ -15,8 +15,8 @@ import reprlib
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from medlda import limits
 from medlda.exceptions import LimitError
+from medlda.limits import CELLS, SWEEPS, Limit
 from medlda.losses import losses_for
 from medlda.samplers import BLOCK_SIMULATIONS, ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, REGISTRY
 
@@ -62,7 +62,7 @@ class Number(Rule):
     integer: bool = False
     auto: bool = False  # 'auto' is also accepted
     high: float | None = None
-    limit: limits.Limit | None = None
+    limit: Limit | None = None
 
     def accepts(self, value: Any) -> bool:
         if self.auto and isinstance(value, str) and value == "auto":
@@ -159,7 +159,7 @@ def _losses(task: str) -> Callable[[], tuple]:
 
 _INT1, _INT0 = Number(1, integer=True), Number(0, integer=True)
 _POSITIVE = Number(0, open=True)
-_SWEEPS1, _SWEEPS0 = Number(1, integer=True, limit=limits.SWEEPS), Number(0, integer=True, limit=limits.SWEEPS)
+_SWEEPS1, _SWEEPS0 = Number(1, integer=True, limit=SWEEPS), Number(0, integer=True, limit=SWEEPS)
 # c and positive_cost multiply each other, class and sample weights and the augmentation's squares:
 # past HUGE those products leave float64; 1 / sigma2 likewise below 1 / HUGE
 HUGE = 1e50
@@ -223,8 +223,8 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "for several; 8 for multi-label data, where a wide margin leaves rare labels unpredicted. The "
           "value used is ``margin_``.", "--margin",
           "hinge margin l (default: 164 for two classes, 64 for more, 8 for multi-label data)"),
-    Param("sigma2", 1.0, Number(1 / HUGE, high=HUGE), "float", "Prior variance of each classifier weight eta_tk.", "--sigma2",
-          "prior variance of eta"),
+    Param("sigma2", 1.0, Number(1 / HUGE, high=HUGE), "float", "Prior variance of each classifier weight eta_tk.",
+          "--sigma2", "prior variance of eta"),
     Param("positive_cost", "auto", Number(0, open=True, auto=True, high=HUGE), "float or 'auto'",
           "Multiplies c on the positive examples of every task (the documents that carry the task's label; "
           "for two classes, those of ``classes_[1]``): a cost-sensitive loss for rare labels. 'auto' is the "
@@ -377,16 +377,16 @@ def check_param(value, name: str, kind, low=None, low_open=False) -> None:
 
 def check_fit_size(model, n_docs: int, n_words: int, n_tasks: int = 0) -> None:
     """Raise LimitError, before a fit allocates them, when an array the fit needs would hold more
-    cells than ``limits.CELLS`` allows: the topic-word counts (n_topics x n_words), the
+    cells than ``medlda.limits.CELLS`` allows: the topic-word counts (n_topics x n_words), the
     document-topic counts (n_docs x n_topics) and, where eta is drawn exactly (sampler 'gibbs',
     eta_draw='exact', the Ray backend), its statistics (tasks x n_topics x n_topics; one task per
     one-vs-rest model). A large n_topics is a valid integer that no machine can fit."""
     name, k = type(model).__name__, int(model.n_topics)
-    limits.CELLS.check(k * int(n_words), f"{name} with n_topics={k} on {int(n_words):,} words (topics x words)")
-    limits.CELLS.check(int(n_docs) * k, f"{name} with n_topics={k} on {int(n_docs):,} documents (documents x topics)")
+    CELLS.check(k * int(n_words), f"{name} with n_topics={k} on {int(n_words):,} words (topics x words)")
+    CELLS.check(int(n_docs) * k, f"{name} with n_topics={k} on {int(n_docs):,} documents (documents x topics)")
     exact = (model.sampler == "gibbs" or getattr(model, "eta_draw", "auto") == "exact"
              or getattr(model, "backend", "local") == "ray")
     if n_tasks and exact:
         tasks = 1 if getattr(model, "strategy", "multitask") == "ovr" else int(n_tasks)
-        limits.CELLS.check(tasks * k * k, f"{name} with n_topics={k} and {tasks} task{'s' * (tasks != 1)} "
+        CELLS.check(tasks * k * k, f"{name} with n_topics={k} and {tasks} task{'s' * (tasks != 1)} "
                                           "(the exact eta draw's tasks x topics x topics statistics)")
