@@ -12,22 +12,15 @@ from __future__ import annotations
 
 import html
 import re
-import tarfile
-import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Iterator
 
-from medlda.exceptions import InputFormatError, archive_error
+from medlda.data.readers.paths import archive_members, folder_files, member_bytes, open_archive, printable
+from medlda.exceptions import InputFormatError
 
 SGML_NAME = re.compile(r"reut2-\d{3}\.sgm$")
-_DOC = re.compile(r"<REUTERS\b([^>]*)>(.*?)</REUTERS>", re.S)
-_ATTR = re.compile(r'(\w+)="([^"]*)"')
-_TOPICS = re.compile(r"<TOPICS>(.*?)</TOPICS>", re.S)
-_D = re.compile(r"<D>(.*?)</D>", re.S)
-_TITLE = re.compile(r"<TITLE>(.*?)</TITLE>", re.S)
-_BODY = re.compile(r"<BODY>(.*?)</BODY>", re.S)
-_TEXT = re.compile(r"<TEXT\b[^>]*>(.*?)</TEXT>", re.S)
-_TAG = re.compile(r"<[^>]*>")
+_ATTR = re.compile(r'(?<!\w)(\w+)="([^"]*)"')  # a name is tried from its start only: linear time
 SPLITS = {"train": "TRAIN", "test": "TEST"}
 
 
@@ -42,42 +35,74 @@ class ReutersDoc:
 
 
 def _sgml_members(path: Path):
-    """(name, bytes) of every ``reut2-NNN.sgm`` file of a folder or tar archive."""
+    """(name, bytes) of every ``reut2-NNN.sgm`` file of a folder or tar archive (each bounded by
+    ``limits.MEMBER_BYTES``; a folder's links leading outside it are not followed)."""
     if path.is_dir():
-        for p in sorted(path.rglob("reut2-*.sgm")):
-            yield str(p), p.read_bytes()
+        for parts, file in folder_files(path).items():
+            if SGML_NAME.search(parts[-1]):
+                yield str(file), file.read_bytes()
         return
-    if not tarfile.is_tarfile(path):
-        return
-    try:
-        with tarfile.open(path, "r:*") as tar:
-            for member in tar:
-                if member.isfile() and SGML_NAME.search(PurePosixPath(member.name).name):
-                    yield member.name, tar.extractfile(member).read()
-    except (tarfile.TarError, EOFError, zlib.error) as err:
-        raise archive_error(path, err) from err
+    with open_archive(path) as tar:
+        for member in archive_members(tar, path):
+            if member.isfile() and SGML_NAME.search(PurePosixPath(member.name).name):
+                yield f"{path}:{printable(member.name)}", member_bytes(tar, member, path)
+
+
+def elements(text: str, tag: str, attributes: bool = False) -> Iterator[tuple[str, str, int]]:
+    """(attributes, content, start) of each ``<TAG>content</TAG>`` of ``text`` (``<TAG ...>`` with
+    ``attributes``), in order, as the non-greedy regular expression would find them but in linear
+    time: an opening tag without a closing one after it ends the search (none after it can close)."""
+    opening, closing = f"<{tag}" if attributes else f"<{tag}>", f"</{tag}>"
+    pos = 0
+    while (start := text.find(opening, pos)) >= 0:
+        after = start + len(opening)
+        if attributes:
+            if after < len(text) and (text[after].isalnum() or text[after] == "_"):
+                pos = after  # a longer tag name
+                continue
+            gt = text.find(">", after)
+            if gt < 0:
+                return
+            attrs, after = text[start + len(opening):gt], gt + 1
+        else:
+            attrs = ""
+        end = text.find(closing, after)
+        if end < 0:
+            return
+        yield attrs, text[after:end], start
+        pos = end + len(closing)
+
+
+def _first(text: str, tag: str, attributes: bool = False) -> str | None:
+    """The content of the first ``tag`` element of ``text``, or None."""
+    return next((content for _, content, _ in elements(text, tag, attributes)), None)
+
+
+def _untagged(text: str) -> str:
+    """``text`` with its tags replaced by spaces (after the last '>' no tag can close)."""
+    last = text.rfind(">")
+    return re.sub(r"<[^>]*>", " ", text[:last + 1]) + text[last + 1:]
 
 
 def parse_sgml(text: str, name: str = "<sgml>") -> list[ReutersDoc]:
     """The ModApte candidates (``TOPICS="YES"``, LEWISSPLIT TRAIN or TEST) of one SGML file."""
     docs = []
-    for match in _DOC.finditer(text):
-        attrs = dict(_ATTR.findall(match.group(1)))
+    for attr_text, body, start in elements(text, "REUTERS", attributes=True):
+        attrs = dict(_ATTR.findall(attr_text))
         if attrs.get("TOPICS") != "YES" or attrs.get("LEWISSPLIT") not in SPLITS.values():
             continue
-        if "NEWID" not in attrs or not attrs["NEWID"].isdigit():
-            line = text.count("\n", 0, match.start()) + 1
+        newid = attrs.get("NEWID", "")
+        if not (newid.isascii() and newid.isdigit() and len(newid) <= 18):
+            line = text.count("\n", 0, start) + 1
             raise InputFormatError(name, line, "<REUTERS> element without a numeric NEWID")
-        body = match.group(2)
-        topics = _TOPICS.search(body)
-        cats = tuple(d.strip() for d in _D.findall(topics.group(1))) if topics else ()
-        title, text_body = _TITLE.search(body), _BODY.search(body)
-        parts = [html.unescape(m.group(1)) for m in (title, text_body) if m]
+        topics = _first(body, "TOPICS")
+        cats = tuple(d.strip() for _, d, _ in elements(topics, "D")) if topics is not None else ()
+        parts = [html.unescape(part) for part in (_first(body, "TITLE"), _first(body, "BODY")) if part is not None]
         if not parts:  # TYPE="UNPROC": untagged text inside <TEXT>
-            whole = _TEXT.search(body)
-            parts = [html.unescape(_TAG.sub(" ", whole.group(1)))] if whole else []
+            whole = _first(body, "TEXT", attributes=True)
+            parts = [html.unescape(_untagged(whole))] if whole is not None else []
         split = "train" if attrs["LEWISSPLIT"] == "TRAIN" else "test"
-        docs.append(ReutersDoc(int(attrs["NEWID"]), split, cats, "\n".join(parts)))
+        docs.append(ReutersDoc(int(newid), split, cats, "\n".join(parts)))
     return docs
 
 
