@@ -9,7 +9,6 @@ import math
 
 import numpy as np
 
-from medlda import limits
 from medlda.io.validate import (
     FLAG,
     INT32_MAX,
@@ -26,6 +25,7 @@ from medlda.io.validate import (
     real,
     short,
 )
+from medlda.limits import SWEEPS
 
 META_KEY = "__metadata__"
 STRINGS = Field(lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
@@ -95,8 +95,8 @@ def new_model(where: Where, cls: type, params: dict):
     seed = model.random_state
     if seed is not None and not integer(0).test(seed):
         raise where.fail(f"params: random_state should be null or an integer >= 0, not {short(seed)}")
-    limits.SWEEPS.check(model.n_iter, f"{where.path}: params n_iter")
-    limits.SWEEPS.check(model.n_infer_burn + model.n_infer_avg, f"{where.path}: params n_infer_burn + n_infer_avg")
+    SWEEPS.check(model.n_iter, f"{where.path}: params n_iter")
+    SWEEPS.check(model.n_infer_burn + model.n_infer_avg, f"{where.path}: params n_infer_burn + n_infer_avg")
     return model
 
 

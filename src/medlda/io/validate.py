@@ -25,8 +25,8 @@ from typing import Any, Callable
 import numpy as np
 from numpy.lib import format as npy
 
-from medlda import limits
 from medlda.exceptions import MedLDAError
+from medlda.limits import CELLS, MEMBER_BYTES
 
 CHUNK = 1 << 24  # bytes inflated at a time
 MAX_MEMBERS = 64  # more than any medlda archive holds
@@ -102,13 +102,13 @@ class NpzReader:
         """Member ``key`` as an array: its header read and its size bounded before its data."""
         info = self.infos[key]
         source = f"{self.where.path}: {key}"
-        limits.MEMBER_BYTES.check(info.file_size, source)
+        MEMBER_BYTES.check(info.file_size, source)
         try:
             with self.zip.open(info) as fp:
                 shape, fortran, dtype = self._header(key, fp)
                 cells = math.prod(shape)
-                limits.CELLS.check(cells, source)
-                limits.MEMBER_BYTES.check(cells * dtype.itemsize, source)
+                CELLS.check(cells, source)
+                MEMBER_BYTES.check(cells * dtype.itemsize, source)
                 flat = np.empty(cells, dtype)
                 self._fill(key, fp, flat.view(np.uint8) if cells else np.empty(0, np.uint8))
         except MedLDAError:
@@ -180,13 +180,13 @@ def check_array(where: Where, name: str, value: np.ndarray, *, kinds: str, shape
     bounds), ``integral`` (whole numbers, for a real array standing for counts), ``unique``
     (no value twice). ``dtype`` is applied last, after the range checks that make it exact."""
     if value.dtype.kind not in kinds:
-        wanted = " or ".join(dict.fromkeys(KIND_NAMES[k] for k in kinds))
+        wanted = "unsigned integers" if kinds == "u" else " or ".join(dict.fromkeys(KIND_NAMES[k] for k in kinds))
         raise where.fail(f"{name} should hold {wanted}, not {value.dtype}")
     expected_ndim = len(shape) if shape is not None else ndim
     if expected_ndim is not None and value.ndim != expected_ndim:
         raise where.fail(f"{name} should have {expected_ndim} dimensions, not shape {value.shape}")
     if shape is not None and any(isinstance(s, int) and s != n for s, n in zip(shape, value.shape)):
-        wanted = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
+        wanted = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
         raise where.fail(f"{name} should be of shape {wanted}, not {value.shape}")
     value = np.ascontiguousarray(value, dtype=value.dtype.newbyteorder("="))
     if value.size and value.dtype.kind in "biufc":
@@ -205,9 +205,9 @@ def _check_values(where: Where, name: str, value: np.ndarray, finite: bool, low,
     if integral and value.dtype.kind == "f" and not (value == np.round(value)).all():
         raise where.fail(f"{name} holds fractional values where whole numbers belong")
     if low is not None and value.min() < low:
-        raise where.fail(f"{name} holds {value.min()!r}, below its least allowed value {low!r}")
+        raise where.fail(f"{name} holds {value.min().item()!r}, below its least allowed value {low!r}")
     if high is not None and value.max() > high:
-        raise where.fail(f"{name} holds {value.max()!r}, above its greatest allowed value {high!r}")
+        raise where.fail(f"{name} holds {value.max().item()!r}, above its greatest allowed value {high!r}")
 
 
 # ---- JSON values -----------------------------------------------------------------------------
