@@ -329,10 +329,10 @@ def mutations(draw, arrays: dict, meta: dict, raw: bytes):
 @pytest.mark.slow
 @settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
-def test_fuzzed_model_files_load_valid_or_fail_in_one_line(models, files, tmp_path_factory, monkeypatch, data):
+def test_fuzzed_model_files_load_valid_or_fail_in_one_line(models, files, tmp_path_factory, monkeypatch, capsys, data):
     """A mutated model file of any kind either loads, with values its kernels take (and then
-    transforms documents to finite topic proportions), or is refused with one MedLDAError line;
-    never another exception, never a crash."""
+    transforms documents to finite topic proportions, and ``medlda info`` and ``medlda topics``
+    show it), or is refused with one MedLDAError line; never another exception, never a crash."""
     monkeypatch.setenv("MEDLDA_MAX_SWEEPS", "1000")  # a mutated file's inference stays quick
     kind = data.draw(st.sampled_from(sorted(files)))
     path, arrays, meta = files[kind]
@@ -356,3 +356,6 @@ def test_fuzzed_model_files_load_valid_or_fail_in_one_line(models, files, tmp_pa
     X = models[kind][1].subset(np.arange(3)).to_sparse()
     if X.shape[1] == model.n_features_in_:
         assert np.isfinite(model.transform(X)).all()
+    for command in ("info", "topics"):
+        code, out, err = run(capsys, command, "--model", fuzzed)
+        assert code == 0 and out, err
