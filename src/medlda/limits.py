@@ -63,3 +63,5 @@ WORDS = Limit("number of words", 2 ** 24, "MEDLDA_MAX_WORDS")
 """A vocabulary a reader builds: one past the largest word id of an id file (24-bit hashing fits)."""
 FILES = Limit("number of files", 10 ** 6, "MEDLDA_MAX_FILES")
 """Files of a folder corpus or members of an archive, counted as they are listed."""
+METADATA_BYTES = Limit("size of the JSON metadata in bytes", 2 ** 28, "MEDLDA_MAX_METADATA_BYTES")
+"""The JSON metadata of a model file or checkpoint (parsing JSON takes several times its size)."""

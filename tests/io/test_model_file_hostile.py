@@ -262,6 +262,16 @@ def test_a_member_over_a_lowered_limit_is_refused(tmp_path, files, monkeypatch):
     refused(path, LimitError, "exceeds the limit of 100 .*MEDLDA_MAX_MEMBER_BYTES")
 
 
+def test_metadata_nested_100000_deep_or_over_its_limit_is_refused(tmp_path, files, monkeypatch):
+    path, arrays, _ = files["lda"]
+    deep = tmp_path / "deep.npz"
+    with open(deep, "wb") as f:
+        np.savez(f, __metadata__=np.frombuffer(b"[" * 100_000 + b"]" * 100_000, np.uint8), **arrays)
+    refused(deep, match=r"corrupt metadata \(RecursionError")
+    monkeypatch.setenv("MEDLDA_MAX_METADATA_BYTES", "1000")
+    refused(path, LimitError, "__metadata__: size of the JSON metadata in bytes .* MEDLDA_MAX_METADATA_BYTES")
+
+
 def test_the_command_line_reports_a_bad_model_in_one_line(tmp_path, files, capsys):
     _, arrays, meta = files["classifier"]
     bad = tmp_path / "bad.npz"

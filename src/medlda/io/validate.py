@@ -26,7 +26,7 @@ import numpy as np
 from numpy.lib import format as npy
 
 from medlda.exceptions import MedLDAError
-from medlda.limits import CELLS, MEMBER_BYTES
+from medlda.limits import CELLS, MEMBER_BYTES, METADATA_BYTES
 
 CHUNK = 1 << 24  # bytes inflated at a time
 MAX_MEMBERS = 64  # more than any medlda archive holds
@@ -154,7 +154,9 @@ class NpzReader:
             raise self.where.fail(f"archive member {key} holds more data than its npy header declares")
 
     def json(self, key: str) -> Any:
-        """Member ``key`` (UTF-8 JSON text stored as uint8 bytes) decoded."""
+        """Member ``key`` (UTF-8 JSON text stored as uint8 bytes, at most ``limits.METADATA_BYTES``)
+        decoded."""
+        METADATA_BYTES.check(self.infos[key].file_size, f"{self.where.path}: {key}")
         raw = self.array(key)
         if raw.dtype != np.uint8 or raw.ndim != 1:
             raise self.where.fail(f"corrupt metadata ({key} should be bytes, not {raw.dtype} {raw.shape})")
