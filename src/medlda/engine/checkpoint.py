@@ -11,6 +11,11 @@ counts keeps that too (``Sampler.chain_arrays``): light collapsed's per-word has
 order (which orders the word-proposal tables) depends on the run's history and cannot be rebuilt
 from the counts.
 
+Reading one back (``load_snapshot``) checks every member and value before the chain sees it
+(``io.validate``: sizes bounded before inflating, z in [0, K) and of the corpus' length, streams,
+eta, iteration, generator states), and refuses a checkpoint of another estimator, corpus or
+configuration, naming each setting that differs.
+
 ``Checkpoints`` is a training-loop callback: it writes what the loop keeps (``loop.Progress``)
 and what the backend gives of its chain (``ChainArrays``); a resumed run gets both back.
 """
@@ -250,7 +255,8 @@ class Checkpoints:
     """The checkpointing of one fit: the snapshot to resume from (``loaded``), and, as a
     training-loop callback, a snapshot written every ``every`` iterations.
 
-    With ``every == 0`` and no resume it does nothing (no files touched).
+    With ``every == 0`` and no resume it does nothing (no files touched). ``shape``: what the
+    resuming run's arrays must be (needed to resume).
     """
 
     def __init__(self, path, every: int, resume: bool, config: dict, fingerprint: str,
