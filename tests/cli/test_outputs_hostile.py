@@ -221,8 +221,10 @@ def test_a_folder_without_write_permission_is_named(capsys, inputs):
 
 # -- names that are not UTF-8 ----------------------------------------------------------------
 def test_latin1_label_folders_train_predict_and_print(capsys, tmp_path, monkeypatch):
-    """Label folders named in Latin-1 (bytes Python reads as lone surrogates) come back as the
-    same bytes from predict --out and on stdout."""
+    """Label folders named in Latin-1 train, and predict writes and prints each label as the
+    model holds it (a name kept as its bytes comes back as those bytes), never an encoding error."""
+    from medlda.io.model_file import load_model
+
     root = tmp_path / "news"
     words = {b"caf\xe9": "coffee cup bean roast espresso milk", b"th\xe9": "tea leaf green pot kettle herbal"}
     for label, vocab in words.items():
@@ -235,14 +237,23 @@ def test_latin1_label_folders_train_predict_and_print(capsys, tmp_path, monkeypa
     model, out = tmp_path / "m.npz", tmp_path / "labels.txt"
     assert main([*map(str, ["train", "--train", root, "--out", model, "--quiet"]), *FAST]) == 0
     capsys.readouterr()
+    names = {str(c).encode("utf-8", "surrogateescape") for c in load_model(model).classes_}
+    assert sorted(n[:2] for n in names) == [b"ca", b"th"]
     assert main(["predict", "--model", str(model), "--input", str(root), "--out", str(out)]) == 0
     lines = out.read_bytes().splitlines()
-    assert len(lines) == 24 and set(lines) <= {b"caf\xe9", b"th\xe9"}
+    assert len(lines) == 24 and set(lines) <= names
     stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict", write_through=True)
     monkeypatch.setattr(sys, "stdout", stdout)
     assert main(["predict", "--model", str(model), "--input", str(root)]) == 0
     assert sorted(stdout.buffer.getvalue().splitlines()) == sorted(lines)
     assert stdout.errors == "strict"  # restored after the command
+
+
+def test_names_held_as_bytes_are_written_back_as_those_bytes(tmp_path):
+    from medlda.io.atomic import write_lines
+
+    write_lines(tmp_path / "p.txt", [os.fsdecode(b"caf\xe9"), "th\u00e9"])
+    assert (tmp_path / "p.txt").read_bytes() == b"caf\xe9\nth\xc3\xa9\n"
 
 
 def test_text_utf8_cannot_hold_is_an_error_naming_file_and_line(tmp_path):
