@@ -11,11 +11,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.model_selection import train_test_split
 
+from medlda.data.corpus_files import NPY_FORMAT, NPY_META, read_corpus_folder
 from medlda.data.text import make_vectorizer
+from medlda.exceptions import InputFormatError
 from medlda.io.atomic import atomic_write, atomic_write_text
-
-NPY_FORMAT = "medlda-corpus-npy"
-NPY_META = "corpus.json"
 
 
 @dataclass
@@ -195,25 +194,11 @@ class Corpus:
         """Read a corpus written by :meth:`save_npy`. With ``mmap=True`` the int32 token array and
         the offsets are memory-mapped (copy-on-write, never written back): a corpus larger than
         memory is paged in as the sampler reads it, and the kernels take the arrays as they are."""
-        directory = Path(directory)
+        parts = read_corpus_folder(directory, mmap)
         try:
-            meta = json.loads((directory / NPY_META).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ValueError(f"{directory}: not a corpus folder written by Corpus.save_npy ({exc})") from None
-        if not isinstance(meta, dict) or meta.get("format") != NPY_FORMAT:
-            raise ValueError(f"{directory}: not a corpus folder written by Corpus.save_npy")
-        mode = "c" if mmap else None
-        word_ids = np.load(directory / "word_ids.npy", mmap_mode=mode, allow_pickle=False)
-        doc_ptr = np.load(directory / "doc_ptr.npy", mmap_mode=mode, allow_pickle=False)
-        if word_ids.dtype != np.int32 or doc_ptr.dtype != np.int64:
-            raise ValueError(f"{directory}: token arrays must be int32 word ids and int64 offsets")
-        if word_ids.size != meta.get("n_tokens") or doc_ptr.size != meta.get("n_docs", -2) + 1:
-            raise ValueError(f"{directory}: array sizes disagree with {NPY_META}")
-        vocabulary = np.load(directory / "vocabulary.npy", allow_pickle=False)
-        labels = meta.get("labels")
-        return cls(word_ids, doc_ptr, vocabulary, None if labels is None else [tuple(lab) for lab in labels],
-                   n_empty_skipped=meta.get("n_empty_skipped", 0), n_oov_dropped=meta.get("n_oov_dropped", 0),
-                   source=meta.get("source") or str(directory), doc_names=meta.get("doc_names"))
+            return cls(**parts)
+        except ValueError as err:
+            raise InputFormatError(str(directory), None, str(err)) from None
 
     @property
     def mmap_file(self) -> str | None:

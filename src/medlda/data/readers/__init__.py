@@ -14,7 +14,10 @@ Formats:
 
 Given the training ``vocabulary``, a file is read against it: unknown words are dropped and
 counted (``n_oov_dropped``), and documents left without words are skipped and counted
-(``n_empty_skipped``). Malformed input raises :class:`InputFormatError` naming file and line.
+(``n_empty_skipped``). Malformed input raises :class:`InputFormatError` naming file and line;
+an input asking for more than a bound of :mod:`medlda.limits` raises :class:`LimitError` naming the
+bound and its environment variable. Files of a folder or archive that are no documents are counted
+in a :class:`FilesSkippedWarning`.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from medlda.data.corpus import Corpus
 from medlda.data.readers.bow import read_bow, write_bow
 from medlda.data.readers.folder import folder_splits, read_text_folder
 from medlda.data.readers.ldac import looks_like_ldac, read_ldac, read_ldac_collection, read_vocab_file
-from medlda.data.readers.paths import PathLike, collection_files, existing, is_collection
+from medlda.data.readers.paths import FilesSkippedWarning, PathLike, collection_files, existing, is_collection
 from medlda.data.readers.reuters import SGML_NAME, modapte_subset
 from medlda.data.readers.tables import TABLE_FORMATS, read_table, table_format
 from medlda.data.readers.texts import read_text_lines, texts_to_corpus
@@ -37,7 +40,7 @@ from medlda.exceptions import InputFormatError
 
 FORMATS = ("bow", "ldac", "folder", "reuters", "csv", "tsv", "jsonl", "txt")
 
-__all__ = ["FORMATS", "TABLE_FORMATS", "folder_splits", "guess_format", "is_collection", "read_bow",
+__all__ = ["FORMATS", "TABLE_FORMATS", "FilesSkippedWarning", "folder_splits", "guess_format", "is_collection", "read_bow",
            "read_corpus", "read_ldac", "read_ldac_collection", "read_text_folder", "read_text_lines",
            "read_vocab_file", "write_bow"]
 

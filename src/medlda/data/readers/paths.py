@@ -11,6 +11,7 @@ either against ``limits.FILES``.
 
 from __future__ import annotations
 
+import codecs
 import lzma
 import os
 import tarfile
@@ -169,6 +170,25 @@ def copy_member(tar: tarfile.TarFile, member: tarfile.TarInfo, path: Path, targe
         for block in member_chunks(tar, member, path):
             out.write(block)
     return target
+
+
+def utf8_error(path: PathLike) -> tuple[int, int, str]:
+    """(line, byte offset, reason) of the first byte of a file that is not UTF-8, found reading it
+    in blocks; (0, -1, '') for a UTF-8 file."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset, line = 0, 1  # bytes and line before the block
+    with open(path, "rb") as fh:
+        while True:
+            block = fh.read(_BLOCK)
+            pending = decoder.getstate()[0]  # an unfinished character from the block before
+            try:
+                decoder.decode(block, final=not block)
+            except UnicodeDecodeError as err:
+                return line + err.object[:err.start].count(b"\n"), offset - len(pending) + err.start, err.reason
+            if not block:
+                return 0, -1, ""
+            line += block.count(b"\n")
+            offset += len(block)
 
 
 def collection_files(path: Path) -> list[str]:

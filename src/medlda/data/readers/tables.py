@@ -9,11 +9,11 @@ Malformed rows raise :class:`InputFormatError` naming the file and line.
 from __future__ import annotations
 
 import csv
-import io
 import json
 import os
 from pathlib import Path
 
+from medlda.data.readers.paths import utf8_error
 from medlda.exceptions import InputFormatError
 
 TABLE_FORMATS = ("csv", "tsv", "jsonl")
@@ -33,15 +33,14 @@ def read_table(path: str | os.PathLike, format: str, text_column: str = "text",
     if format not in TABLE_FORMATS:
         raise ValueError(f"format must be one of {', '.join(map(repr, TABLE_FORMATS))}, not {format!r}")
     path = str(path)
-    raw = Path(path).read_bytes()
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise InputFormatError(path, raw[:err.start].count(b"\n") + 1,
-                               f"not UTF-8 text (byte {err.start}: {err.reason}); save the table as UTF-8") from None
-    fh = io.StringIO(text, newline="")
-    rows = _json_rows(fh, path) if format == "jsonl" else _csv_rows(fh, path, "," if format == "csv" else "\t")
-    return _columns(rows, path, format, text_column, label_column)
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            rows = _json_rows(fh, path) if format == "jsonl" else _csv_rows(fh, path, "," if format == "csv" else "\t")
+            return _columns(rows, path, format, text_column, label_column)
+    except UnicodeDecodeError:
+        line, offset, reason = utf8_error(path)
+        raise InputFormatError(path, line, f"not UTF-8 text (byte {offset}: {reason}); "
+                               "save the table as UTF-8") from None
 
 
 def _csv_rows(fh, path: str, delimiter: str):
@@ -89,6 +88,10 @@ def _json_rows(fh, path: str):
             row = json.loads(text)
         except json.JSONDecodeError as err:
             raise InputFormatError(path, line, f"not JSON ({err.msg} at column {err.colno})") from None
+        except RecursionError:
+            raise InputFormatError(path, line, "not JSON this reader can take: values nested too deeply") from None
+        except ValueError as err:  # e.g. an integer of more digits than Python converts
+            raise InputFormatError(path, line, f"not JSON this reader can take ({err})") from None
         if not isinstance(row, dict):
             raise InputFormatError(path, line, f"expected a JSON object per line, found {type(row).__name__}")
         if first:

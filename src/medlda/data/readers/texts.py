@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.base import clone
 
 from medlda.data.corpus import Corpus
-from medlda.data.readers.paths import PathLike
+from medlda.data.readers.paths import PathLike, utf8_error
 from medlda.data.text import count_oov_tokens, make_vectorizer
 from medlda.exceptions import InputFormatError
 
@@ -17,19 +17,16 @@ from medlda.exceptions import InputFormatError
 def read_text_lines(path: PathLike) -> tuple[list[str], list[str]]:
     """Texts and names ('line N') of a UTF-8 file holding one raw-text document per line; a blank
     line is an empty document (skipped and counted later), the newline ending the file is none."""
-    raw = Path(path).read_bytes()
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = raw[:err.start].count(b"\n") + 1
-        raise InputFormatError(str(path), line, f"not UTF-8 text (byte {err.start}: {err.reason}); "
+        with open(path, encoding="utf-8-sig", newline="\n") as fh:
+            lines = [line.rstrip("\n").rstrip("\r") for line in fh]
+    except UnicodeDecodeError:
+        line, offset, reason = utf8_error(path)
+        raise InputFormatError(str(path), line, f"not UTF-8 text (byte {offset}: {reason}); "
                                                 "save it as UTF-8") from None
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
     if not lines:
         raise InputFormatError(str(path), None, "no documents (the file is empty)")
-    return [line.rstrip("\r") for line in lines], [f"line {n}" for n in range(1, len(lines) + 1)]
+    return lines, [f"line {n}" for n in range(1, len(lines) + 1)]
 
 
 def texts_to_corpus(texts, labels, names, path: Path, vocabulary, vectorizer, news: bool) -> Corpus:
