@@ -66,9 +66,9 @@ def test_sweeps_are_bounded_by_the_limit_and_its_variable(name, monkeypatch):
     monkeypatch.setenv("MEDLDA_MAX_SWEEPS", "1000")
     param = PARAMS[name]
     param.check(1000)
-    with pytest.raises(LimitError, match=rf"^The '{name}' parameter of MedLDAClassifier must be an int in the range "
-                                         r"\[\d, 1000\]\. Got 1001 instead\. That is the limit on the number of "
-                                         "sweeps: set the environment variable MEDLDA_MAX_SWEEPS to raise it"):
+    with pytest.raises(LimitError, match=rf"^The '{name}' parameter of MedLDAClassifier: number of sweeps 1,001 "
+                                         r"exceeds the limit of 1,000 \(set the environment variable "
+                                         r"MEDLDA_MAX_SWEEPS to raise it\)$"):
         param.check(1001, "MedLDAClassifier")
     monkeypatch.delenv("MEDLDA_MAX_SWEEPS")
     with pytest.raises(LimitError, match="MEDLDA_MAX_SWEEPS"):

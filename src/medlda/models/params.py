@@ -15,7 +15,6 @@ import reprlib
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from medlda.exceptions import LimitError
 from medlda.limits import CELLS, SWEEPS, Limit
 from medlda.losses import losses_for
 from medlda.samplers import BLOCK_SIMULATIONS, ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, REGISTRY
@@ -148,8 +147,7 @@ class Param:
         message = f"{who} must be {self.rule.phrase()}. Got {_SHORT.repr(value)} instead.{self.note}"
         rule = self.rule
         if isinstance(rule, Number) and rule.limit is not None and rule.in_range(value):
-            raise LimitError(f"{message} That is the limit on the {rule.limit.what}: set the environment "
-                             f"variable {rule.limit.variable} to raise it.")
+            rule.limit.check(value, who)
         raise ValueError(message)
 
 
