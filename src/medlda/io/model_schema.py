@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from medlda.exceptions import LimitError
 from medlda.io.validate import (
     FLAG,
     INT32_MAX,
@@ -88,6 +89,8 @@ def new_model(where: Where, cls: type, params: dict):
         value = getattr(model, name)
         try:
             param.check(value)
+        except LimitError as exc:
+            raise LimitError(f"{where.path}: params: {exc}") from None
         except ValueError as exc:
             raise where.fail(f"params: {exc}") from None
         if is_number(value) and not math.isfinite(value):
