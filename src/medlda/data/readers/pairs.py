@@ -49,9 +49,10 @@ def data_lines(path: PathLike) -> Iterator[tuple[int, str]]:
             yield lineno, line
 
 
-def token_chunks(line: str, size: int = CHUNK) -> Iterator[list[str]]:
+def token_chunks(line: str, size: int | None = None) -> Iterator[list[str]]:
     """The whitespace tokens of ``line``, in lists of those starting within about ``size``
-    characters (a token is never cut): a long line is never split whole."""
+    (default ``CHUNK``) characters (a token is never cut): a long line is never split whole."""
+    size = size or CHUNK
     start, end_of_line = 0, len(line)
     while start < end_of_line:
         end = start + size
