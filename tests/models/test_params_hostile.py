@@ -34,7 +34,7 @@ def fit(estimator, **params):
 
 def test_the_message_is_scikit_learn_style():
     with pytest.raises(ValueError, match=r"^The 'alpha_sum' parameter of MedLDAClassifier must be a float in the "
-                                         r"range \(0, inf\)\. Got inf instead\.$"):
+                                         r"range \[1e-50, 1e\+50\]\. Got inf instead\.$"):
         fit(medlda.MedLDAClassifier, alpha_sum=float("inf"))
 
 
@@ -139,10 +139,10 @@ def _float64(value) -> float | None:
 @pytest.mark.parametrize("flag, value, match", [
     ("--c", "inf", "argument --c: must be 'auto' or a float in the range (0, 1e+50], got inf"),
     ("--c", "nan", "argument --c: must be 'auto' or a float in the range (0, 1e+50], got nan"),
-    ("--alpha-sum", "inf", "argument --alpha-sum: must be a float in the range (0, inf), got inf"),
-    ("--beta", "inf", "argument --beta: must be a float in the range (0, inf), got inf"),
-    ("--beta", "-0.01", "argument --beta: must be a float in the range (0, inf), got -0.01"),
-    ("--beta", "0", "argument --beta: must be a float in the range (0, inf), got 0"),
+    ("--alpha-sum", "inf", "argument --alpha-sum: must be a float in the range [1e-50, 1e+50], got inf"),
+    ("--beta", "inf", "argument --beta: must be a float in the range [1e-50, 1e+50], got inf"),
+    ("--beta", "-0.01", "argument --beta: must be a float in the range [1e-50, 1e+50], got -0.01"),
+    ("--beta", "0", "argument --beta: must be a float in the range [1e-50, 1e+50], got 0"),
     ("--sigma2", "1e-400", "argument --sigma2: must be a float in the range [1e-50, 1e+50], got 1e-400"),
     ("--epsilon", "-1", "argument --epsilon: must be a float in the range [0, inf), got -1"),
     ("--margin", "1e999", "argument --margin: must be 'auto' or a float in the range [0, inf), got 1e999"),

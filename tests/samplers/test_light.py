@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy import stats
 from scipy.special import gammaln
 
+import medlda
 from exact import FALSE_ALARM, all_states, chi_square_pvalue
 from medlda.engine.state import ChainState
 from medlda.samplers import ExactGibbs, Light
@@ -528,3 +530,13 @@ def test_collapsed_light_on_threads_keeps_counts_exact():
             assert np.array_equal(dense, state.n_wk)
         states.append(state)
     assert not np.array_equal(states[0].z, states[1].z)
+
+
+def test_collapsed_light_with_a_beta_too_small_for_the_dense_part():
+    """beta at its lower bound: every word's sparse mass rounds its share to 1, so the dense part
+    is never drawn, yet its scale still gives the mixture the word's normaliser."""
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix(rng.poisson(1.0, size=(40, 20)))
+    model = medlda.MedLDAClassifier(n_topics=3, n_iter=3, sampler="light", beta=1e-50, random_state=0)
+    model.fit(X, rng.integers(0, 2, 40))
+    assert np.isfinite(model.eta_).all() and model.topic_word_counts_.sum() == X.sum()

@@ -156,18 +156,18 @@ def _losses(task: str) -> Callable[[], tuple]:
 
 
 _INT1, _INT0 = Number(1, integer=True), Number(0, integer=True)
-_POSITIVE = Number(0, open=True)
 _SWEEPS1, _SWEEPS0 = Number(1, integer=True, limit=SWEEPS), Number(0, integer=True, limit=SWEEPS)
 # c and positive_cost multiply each other, class and sample weights and the augmentation's squares:
 # past HUGE those products leave float64; 1 / sigma2 likewise below 1 / HUGE
 HUGE = 1e50
+_PRIOR_MASS = Number(1 / HUGE, high=HUGE)  # a Dirichlet mass: positive and normal (a subnormal one underflows)
 
 PARAMS: dict[str, Param] = {p.name: p for p in [
     Param("n_topics", 20, _INT1, "int", "Number of topics K.", "--topics", metavar="K"),
-    Param("alpha_sum", 6.4, _POSITIVE, "float",
+    Param("alpha_sum", 6.4, _PRIOR_MASS, "float",
           "Total Dirichlet prior mass on a document's topics; alpha_k = alpha_sum / K.", "--alpha-sum",
           "sum of the Dirichlet prior on a document's topic proportions, alpha_sum / K per topic"),
-    Param("beta", 0.01, _POSITIVE, "float",
+    Param("beta", 0.01, _PRIOR_MASS, "float",
           "Symmetric Dirichlet prior of each topic's word distribution; smaller gives sparser topics.", "--beta"),
     Param("n_iter", 50, _SWEEPS1, "int",
           "Training iterations (one aux draw, one sweep over all tokens, one eta draw each).", "--iters",

@@ -363,7 +363,10 @@ def _compact_into(word_meta, slots, fresh, n_k, beta, vbeta, word_table, inv_fro
         frac = sparse_mass / (sparse_mass + dense_mass)
         meta_f[v, FRAC] = frac
         meta_f[v, SCALE_SPARSE] = word_meta[v, SP_N] / frac if frac > 0.0 else 0.0
-        meta_f[v, SCALE_DENSE] = n_topics / (1.0 - frac)
+        # where beta is so small that frac rounds to 1, the dense part is never drawn, but its
+        # scale still gives the word's normaliser (sparse + dense mass) to the mixture's ratio
+        meta_f[v, SCALE_DENSE] = (n_topics / (1.0 - frac) if frac < 1.0
+                                  else n_topics * (sparse_mass + dense_mass) / dense_mass)
     return np.full(1, top, np.int64)
 
 
