@@ -35,7 +35,7 @@ def read_npy(path: Path, dtype: str, limit: Limit, mmap: bool = False) -> np.nda
             else:
                 raise ValueError(f"unknown .npy format version {version}")
             data_bytes = os.fstat(fh.fileno()).st_size - fh.tell()
-    except (ValueError, EOFError, SyntaxError, TypeError) as err:
+    except Exception as err:  # numpy's header parser raises ValueError, SyntaxError, TokenError, ...
         raise InputFormatError(str(path), None, f"not a readable .npy array ({err})") from None
     wanted = found.kind == "U" if dtype == "U" else found == np.dtype(dtype)
     if found.hasobject or not wanted or len(shape) != 1:

@@ -106,10 +106,12 @@ def _select_documents(files: list[tuple[str, ...]], subset, categories, where: P
     splits = sorted({r[0] for r, _ in rel if len(r) >= 3 and r[0].endswith(_SPLIT_SUFFIXES)})
     if splits:
         if subset is None:
-            raise ValueError(f"{where} holds {' and '.join(splits)}: choose subset='train', 'test' or 'all'")
+            raise InputFormatError(str(where), None, f"holds {' and '.join(map(printable, splits))}: choose "
+                                                     "subset='train', 'test' or 'all'")
         wanted = splits if subset == "all" else [s for s in splits if s.endswith("-" + subset)]
         if not wanted:
-            raise ValueError(f"{where} has no '-{subset}' folder (found {', '.join(splits)})")
+            raise InputFormatError(str(where), None, f"has no '-{subset}' folder (found "
+                                                     f"{', '.join(map(printable, splits))})")
         docs = [(readable_name(r[1]), r[-1], p) for r, p in rel if len(r) >= 3 and r[0] in wanted]
         for r, p in rel:
             if r[0] not in splits:
@@ -118,8 +120,8 @@ def _select_documents(files: list[tuple[str, ...]], subset, categories, where: P
                 skipped.add("files outside a label folder", printable("/".join(p)))
     else:
         if subset in ("train", "test") and not top.endswith("-" + subset):
-            raise ValueError(f"{where} has no '-train'/'-test' sub-folders, "
-                             f"so subset={subset!r} does not apply")
+            raise InputFormatError(str(where), None, f"has no '-train'/'-test' sub-folders, "
+                                                     f"so subset={subset!r} does not apply")
         docs = [(readable_name(r[0]), r[-1], p) for r, p in rel if len(r) >= 2]
         for r, p in rel:
             if len(r) == 1:
@@ -152,7 +154,8 @@ def _filter_categories(docs: list, categories, where: Path) -> list:
     available = sorted({label for label, _, _ in docs})
     unknown = sorted(set(categories) - set(available))
     if unknown:
-        raise ValueError(f"unknown categories {unknown} in {where}; available: {', '.join(available)}")
+        raise InputFormatError(str(where), None, f"unknown categories {unknown}; available: "
+                                                 f"{', '.join(map(printable, available))}")
     wanted = set(categories)
     return [d for d in docs if d[0] in wanted]
 

@@ -107,6 +107,9 @@ def read_vocab_file(path: PathLike) -> tuple[np.ndarray, np.ndarray | None]:
     lines = [(n, line.strip()) for n, line in enumerate(read_text(path).split("\n"), 1)]
     while lines and not lines[-1][1]:
         lines.pop()
+    nul = next((n for n, line in lines if "\x00" in line), None)
+    if nul is not None:
+        raise InputFormatError(str(path), nul, "holds a NUL character: a binary file, not text")
     rows = [line.split(None, 1) for _, line in lines]
     if rows and all(len(r) == 2 and is_uint(r[0]) for r in rows):
         ids = np.array([int(r[0]) for r in rows], dtype=np.int64)
@@ -119,9 +122,6 @@ def read_vocab_file(path: PathLike) -> tuple[np.ndarray, np.ndarray | None]:
     blank = next((n for n, line in lines if not line), None)
     if blank is not None:
         raise InputFormatError(str(path), blank, "blank line in a one-word-per-line vocabulary file")
-    nul = next((n for n, line in lines if "\x00" in line), None)
-    if nul is not None:
-        raise InputFormatError(str(path), nul, "holds a NUL character: a binary file, not text")
     return np.array([line for _, line in lines], dtype=str), None
 
 
