@@ -96,6 +96,7 @@ def test_bad_counts_are_refused(tmp_path, files, name, change, match):
 
 @pytest.mark.parametrize("name, member, change, match", [
     ("NaN eta", "eta_samples", lambda a: a * np.nan, "eta_samples holds NaN or infinite values"),
+    ("huge eta", "eta_samples", lambda a: a - 1e200, "eta_samples holds -1e\\+200, below its least allowed value"),
     ("no eta samples", "eta_samples", lambda a: a[:0], "eta_samples should hold at least one sample"),
     ("eta of two tasks", "eta_samples", lambda a: np.concatenate([a, a], axis=1), r"eta_samples should be of shape"),
     ("duplicated vocabulary", "vocabulary", lambda a: np.where(np.arange(a.size) == 1, a[0], a),
@@ -129,7 +130,8 @@ def params(**changes):
 
 @pytest.mark.parametrize("name, kind, change, error, match", [
     ("JSON not an object", "classifier", lambda m: [m], ModelFileError, "its metadata is JSON list, not an object"),
-    ("missing key", "classifier", fields(trace=None), ModelFileError, "metadata does not fit the format: missing trace"),
+    ("missing key", "classifier", fields(trace=None), ModelFileError, "metadata does not fit the format: missing "
+                                                                      "trace"),
     ("extra key", "lda", fields(surprise=1), ModelFileError, "metadata does not fit the format: unexpected surprise"),
     ("a field of the wrong type", "regressor", fields(y_mean="high"), ModelFileError, "y_mean should be a finite"),
     ("infinite y_mean", "regressor", fields(y_mean=float("inf")), ModelFileError, "y_mean should be a finite"),

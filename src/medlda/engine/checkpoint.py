@@ -37,6 +37,7 @@ from medlda.engine.loop import IterationInfo, Progress, Run, Supervision
 from medlda.exceptions import MedLDAError
 from medlda.io.atomic import atomic_write, check_writable
 from medlda.io.validate import (
+    ETA_LIMIT,
     OBJECT,
     ROWS,
     TEXT,
@@ -215,10 +216,10 @@ def _snapshot(where: Where, meta: dict, arrays: dict, shape: ChainShape) -> Snap
                           dtype=np.uint64)
     eta, kept = None, []
     if shape.eta_shape is not None:
-        eta = check_array(where, "eta", arrays["eta"], kinds="f", shape=shape.eta_shape, finite=True,
-                          dtype=np.float64)
+        eta = check_array(where, "eta", arrays["eta"], kinds="f", shape=shape.eta_shape, low=-ETA_LIMIT,
+                          high=ETA_LIMIT, dtype=np.float64)
         kept_eta = check_array(where, "kept_eta", arrays["kept_eta"], kinds="f", shape=("S", *shape.eta_shape),
-                               finite=True, dtype=np.float64)
+                               low=-ETA_LIMIT, high=ETA_LIMIT, dtype=np.float64)
         if kept_eta.shape[0] > iteration:
             raise where.fail(f"kept_eta holds {kept_eta.shape[0]} samples after {iteration} iterations")
         kept = list(kept_eta)

@@ -11,6 +11,7 @@ import numpy as np
 
 from medlda.exceptions import LimitError
 from medlda.io.validate import (
+    ETA_LIMIT,
     FLAG,
     INT32_MAX,
     NUMBER,
@@ -29,6 +30,8 @@ from medlda.io.validate import (
 from medlda.limits import SWEEPS
 
 META_KEY = "__metadata__"
+LARGEST = 2 ** 53  # the largest parameter value read (beyond it, sums with counts leave int64 and exact floats)
+SEED = integer(0, 2 ** 128)
 STRINGS = Field(lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
                 "an object of strings")
 OVR_MODEL = {"fit_stats": OBJECT, "log_joint": NUMBER.or_none(), "trace": ROWS}
@@ -79,8 +82,9 @@ def expected_members(meta: dict) -> tuple[set, set]:
 
 
 def new_model(where: Where, cls: type, params: dict):
-    """An estimator of ``cls`` with the file's parameters, each checked by its declaration, real
-    numbers finite, the seed a non-negative integer, and sweeps within ``limits.SWEEPS``."""
+    """An estimator of ``cls`` with the file's parameters, each checked by its declaration, numbers
+    finite and at most 2^53 in size, the seed an integer in [0, 2^128], and sweeps within
+    ``limits.SWEEPS``."""
     try:
         model = cls(**params)
     except TypeError as exc:
@@ -93,11 +97,11 @@ def new_model(where: Where, cls: type, params: dict):
             raise LimitError(f"{where.path}: params: {exc}") from None
         except ValueError as exc:
             raise where.fail(f"params: {exc}") from None
-        if is_number(value) and not math.isfinite(value):
-            raise where.fail(f"params: {name} must be finite, got {value!r}")
+        if name != "random_state" and is_number(value) and not (math.isfinite(value) and abs(value) <= LARGEST):
+            raise where.fail(f"params: {name} must be finite and at most 2^53 in size, got {short(value)}")
     seed = model.random_state
-    if seed is not None and not integer(0).test(seed):
-        raise where.fail(f"params: random_state should be null or an integer >= 0, not {short(seed)}")
+    if seed is not None and not SEED.test(seed):
+        raise where.fail(f"params: random_state should be null or {SEED.phrase}, not {short(seed)}")
     SWEEPS.check(model.n_iter, f"{where.path}: params n_iter")
     SWEEPS.check(model.n_infer_burn + model.n_infer_avg, f"{where.path}: params n_infer_burn + n_infer_avg")
     return model
@@ -122,9 +126,9 @@ def vocabulary(where: Where, vocab: np.ndarray | None, n_words: int) -> np.ndarr
 
 
 def eta_samples(where: Where, eta: np.ndarray, n_tasks: int, n_topics: int) -> np.ndarray:
-    """(S, T, K) finite float64 with S >= 1."""
-    eta = check_array(where, "eta_samples", eta, kinds="f", shape=("S", n_tasks, n_topics), finite=True,
-                      dtype=np.float64)
+    """(S, T, K) finite float64 of at most ``ETA_LIMIT`` in size, with S >= 1."""
+    eta = check_array(where, "eta_samples", eta, kinds="f", shape=("S", n_tasks, n_topics), low=-ETA_LIMIT,
+                      high=ETA_LIMIT, dtype=np.float64)
     if eta.shape[0] == 0:
         raise where.fail("eta_samples should hold at least one sample")
     return eta

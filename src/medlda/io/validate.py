@@ -16,6 +16,7 @@ import lzma
 import math
 import numbers
 import struct
+import tokenize
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -127,11 +128,13 @@ class NpzReader:
         read = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
         try:
             shape, fortran, dtype = read(fp, max_header_size=MAX_HEADER)
-        except ValueError as exc:
-            if "pickle" in str(exc) or "allow_pickle" in str(exc):
+        except READ_ERRORS + (tokenize.TokenError, RecursionError, MemoryError) as exc:
+            # NumPy parses the header as a Python literal: damaged text fails in many ways
+            if "pickle" in str(exc):
                 raise self.where.fail(f"{self.refused} ({key} holds Python objects, which medlda files never "
                                       "do; refused without unpickling)") from None
-            raise self.where.fail(f"archive member {key} has a damaged npy header ({exc})") from None
+            raise self.where.fail(f"archive member {key} has a damaged npy header "
+                                  f"({exc.__class__.__name__}: {short(str(exc))})") from None
         if dtype.hasobject:
             raise self.where.fail(f"{self.refused} ({key} holds Python objects, which medlda files never do; "
                                   "refused without unpickling)")
@@ -167,6 +170,7 @@ class NpzReader:
 
 
 INT32_MAX = int(np.iinfo(np.int32).max)
+ETA_LIMIT = 1e150  # the largest classifier weight read: products of two weights, or of one and c, stay finite
 KIND_NAMES = {"b": "booleans", "i": "integers", "u": "integers", "f": "real numbers", "c": "complex numbers",
               "U": "text"}
 
