@@ -109,7 +109,7 @@ def _read_archive(path: Path) -> tuple[dict, dict]:
     member or metadata field the format does not have; arrays are checked by ``_rebuild``."""
     if not path.is_file():
         raise ModelFileError(f"{path}: no such model file")
-    if not zipfile.is_zipfile(path):  # else np.load would try pickle and advise allow_pickle
+    if not zipfile.is_zipfile(path):  # named apart: a cut-off archive or another kind of file
         raise ModelFileError(f"{path}: not a medlda model file ({_not_zip_problem(path)})")
     where = Where(path, ModelFileError)
     with NpzReader(where, "not a medlda model file") as npz:
