@@ -351,7 +351,7 @@ def test_jsonl_tables_never_fail_otherwise(data):
 
 
 @FUZZ
-@given(st.sampled_from(["text,label", "text", "label,text", "body,label", "text,text"]),
+@given(st.sampled_from(["text,label", "text", "label,text", "body,label", "text,text", '"te\nxt",label', '"a\rb"']),
        st.lists(st.lists(st.sampled_from(["", "a,b", '"good, words"', '"open', '""', "x", "caf\u00e9", "\x00", "\r",
                                           "good words", "more good words", "\t"]), min_size=1, max_size=3),
                 max_size=6),

@@ -279,7 +279,7 @@ def test_reading_a_bow_file_holds_a_small_multiple_of_the_final_arrays(tmp_path)
     """100,000 documents of 20 pairs (counts 1-2: about as many pairs as tokens, the hardest case
     for a reader keeping pairs), read in a fresh process: its maximum resident size grows by at
     most 3x the final token arrays plus 16 MB (the documents' names 'line N', their labels, the
-    vocabulary, a batch of pairs). A reader keeping a Python string per pair grows by about 20x."""
+    vocabulary, a batch of pairs). A reader keeping a Python string per pair fails it."""
     rng = np.random.default_rng(0)
     n_docs, n_pairs = 100_000, 20
     words = rng.integers(0, 5000, size=(n_docs, n_pairs)).tolist()

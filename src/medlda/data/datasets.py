@@ -18,6 +18,7 @@ from sklearn.utils import Bunch
 from medlda.data.readers.folder import read_text_folder
 from medlda.data.text import strip_news_headers
 from medlda.io.atomic import atomic_write
+from medlda.limits import MEMBER_BYTES
 
 NEWS20_URL = "http://qwone.com/~jason/20Newsgroups/20news-bydate.tar.gz"
 NEWS20_ARCHIVE = "20news-bydate.tar.gz"
@@ -79,12 +80,16 @@ def _find_or_download_20news(download_if_missing: bool) -> Path:
 
 
 def download(url: str, target: Path, timeout: float = 60.0) -> Path:
-    """Fetch ``url`` into ``target`` atomically (temporary file beside it, then rename)."""
+    """Fetch ``url`` into ``target`` atomically (temporary file beside it, then rename), at most
+    ``limits.MEMBER_BYTES`` of it."""
     target.parent.mkdir(parents=True, exist_ok=True)
 
     def fetch(out) -> None:
+        total = 0
         with urllib.request.urlopen(url, timeout=timeout) as response:
             while chunk := response.read(1 << 20):
+                total += len(chunk)
+                MEMBER_BYTES.check(total, url)  # a download is bounded like an archive member
                 out.write(chunk)
 
     try:

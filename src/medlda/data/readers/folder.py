@@ -26,10 +26,10 @@ from medlda.data.readers.paths import (
     member_bytes,
     open_archive,
     printable,
+    read_bounded,
     readable_name,
 )
 from medlda.exceptions import InputFormatError
-from medlda.limits import MEMBER_BYTES
 
 __all__ = ["FilesSkippedWarning", "folder_splits", "read_text_folder"]
 
@@ -56,19 +56,11 @@ def read_text_folder(
     if path.is_dir():
         files = folder_files(path, skipped)
         docs = _select_documents(list(files), subset, categories, path, skipped)
-        texts = [_read_file(files[parts]).decode("latin-1") for _, _, parts in docs]
+        texts = [read_bounded(files[parts]).decode("latin-1") for _, _, parts in docs]
     else:
         texts, docs = _read_archive_documents(path, subset, categories, skipped)
     skipped.warn(path)
     return texts, [label for label, _, _ in docs], ["/".join(map(printable, parts)) for _, _, parts in docs]
-
-
-def _read_file(path: Path) -> bytes:
-    """A document's bytes, its size checked against ``MEMBER_BYTES`` before and after reading."""
-    MEMBER_BYTES.check(path.stat().st_size, str(path))
-    data = path.read_bytes()
-    MEMBER_BYTES.check(len(data), str(path))
-    return data
 
 
 def _archive_files(tar, path: Path, skipped: Skipped) -> dict:

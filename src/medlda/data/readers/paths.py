@@ -191,6 +191,14 @@ def utf8_error(path: PathLike) -> tuple[int, int, str]:
             offset += len(block)
 
 
+def read_bounded(path: Path) -> bytes:
+    """A file's bytes, its size checked against ``MEMBER_BYTES`` before and after reading."""
+    MEMBER_BYTES.check(path.stat().st_size, printable(str(path)))
+    data = path.read_bytes()
+    MEMBER_BYTES.check(len(data), printable(str(path)))
+    return data
+
+
 def collection_files(path: Path) -> list[str]:
     """Relative names (directory) or member names (archive) of the regular files of a collection."""
     if path.is_dir():

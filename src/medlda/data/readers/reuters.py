@@ -16,10 +16,17 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterator
 
-from medlda.data.readers.paths import archive_members, folder_files, member_bytes, open_archive, printable
+from medlda.data.readers.paths import (
+    archive_members,
+    folder_files,
+    member_bytes,
+    open_archive,
+    printable,
+    read_bounded,
+)
 from medlda.exceptions import InputFormatError
 
-SGML_NAME = re.compile(r"reut2-\d{3}\.sgm$")
+SGML_NAME = re.compile(r"reut2-\d{3}\.sgm\Z")
 _ATTR = re.compile(r'(?<!\w)(\w+)="([^"]*)"')  # a name is tried from its start only: linear time
 SPLITS = {"train": "TRAIN", "test": "TEST"}
 
@@ -40,7 +47,7 @@ def _sgml_members(path: Path):
     if path.is_dir():
         for parts, file in folder_files(path).items():
             if SGML_NAME.search(parts[-1]):
-                yield str(file), file.read_bytes()
+                yield printable(str(file)), read_bounded(file)
         return
     with open_archive(path) as tar:
         for member in archive_members(tar, path):

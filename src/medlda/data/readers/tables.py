@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from medlda.data.readers.paths import utf8_error
+from medlda.data.readers.paths import printable, utf8_error
 from medlda.exceptions import InputFormatError
 
 TABLE_FORMATS = ("csv", "tsv", "jsonl")
@@ -64,6 +64,11 @@ def _csv_rows(fh, path: str, delimiter: str):
         raise _csv_error(path, "CSV" if delimiter == "," else "TSV", err, line, reader.line_num) from None
 
 
+def _shown(column) -> str:
+    """A column name for a one-line message (a quoted CSV header may hold a newline)."""
+    return printable(str(column))
+
+
 def _fields(n: int) -> str:
     """"N fields", singular for one."""
     return f"{n} field" if n == 1 else f"{n} fields"
@@ -110,7 +115,7 @@ def _columns(rows, path: str, format: str, text_column: str, label_column: str |
     if label_column is None:
         label_column = "label" if "label" in columns else None
     elif label_column not in columns:
-        raise InputFormatError(path, None, f"no column {label_column!r} (columns: {', '.join(map(str, columns))})")
+        raise InputFormatError(path, None, f"no column {label_column!r} (columns: {', '.join(map(_shown, columns))})")
     texts, labels, names = [], [], []
     for line, row in rows:
         for column in (text_column, label_column):
@@ -131,10 +136,10 @@ def _columns(rows, path: str, format: str, text_column: str, label_column: str |
 def _missing_text_column(columns: list, format: str, text_column: str) -> str:
     """Why the text column is missing: a wrong delimiter (one column whose name holds another
     one), a --text-column naming no column, or the default 'text' absent."""
-    names = f"columns: {', '.join(map(str, columns))}"
+    names = f"columns: {', '.join(map(_shown, columns))}"
     other = _other_delimiter(columns, format)
     if other:
-        return f"no column {text_column!r}, only the column {str(columns[0])!r}: the delimiter looks wrong; {other}"
+        return f"no column {text_column!r}, only the column {_shown(columns[0])!r}: the delimiter looks wrong; {other}"
     if text_column != "text":
         return f"no column {text_column!r}, the text column asked for with --text-column ({names})"
     return f"no column 'text' ({names}); name the text column with --text-column"
