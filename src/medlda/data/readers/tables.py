@@ -139,7 +139,7 @@ def _missing_text_column(columns: list, format: str, text_column: str) -> str:
     names = f"columns: {', '.join(map(_shown, columns))}"
     other = _other_delimiter(columns, format)
     if other:
-        return f"no column {text_column!r}, only the column {_shown(columns[0])!r}: the delimiter looks wrong; {other}"
+        return f"no column {text_column!r}, only the column {str(columns[0])!r}: the delimiter looks wrong; {other}"
     if text_column != "text":
         return f"no column {text_column!r}, the text column asked for with --text-column ({names})"
     return f"no column 'text' ({names}); name the text column with --text-column"
