@@ -140,7 +140,7 @@ def _rebuild(path: Path, meta: dict, arrays: dict):
     """The estimator of checked metadata (``_read_archive``), its arrays checked against it."""
     where = Where(path, ModelFileError)
     if meta.get("medlda_version") != __version__:
-        warnings.warn(f"{path} was saved by medlda {meta.get('medlda_version')}, this is {__version__}",
+        warnings.warn(f"{path} was saved by medlda {meta['medlda_version']}, this is {__version__}",
                       stacklevel=3)
     model = schema.new_model(where, _estimator_classes()[meta["estimator"]], meta["params"])
     labels = None

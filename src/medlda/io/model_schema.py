@@ -6,6 +6,7 @@ reports can take. Every refusal is one line naming the file (``validate.Where``)
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -32,13 +33,15 @@ from medlda.limits import SWEEPS
 META_KEY = "__metadata__"
 LARGEST = 2 ** 53  # the largest parameter value read (beyond it, sums with counts leave int64 and exact floats)
 SEED = integer(0, 2 ** 128)
-STRINGS = Field(lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
-                "an object of strings")
+VERSION = Field(lambda v: isinstance(v, str) and re.fullmatch(r"[\w.+-]{1,40}", v) is not None, "a version")
+STRINGS = Field(lambda v: isinstance(v, dict) and all(isinstance(x, str) and len(x) <= 100 and x.isprintable()
+                                                      for x in v.values()),
+                "an object of one-line strings")
 OVR_MODEL = {"fit_stats": OBJECT, "log_joint": NUMBER.or_none(), "trace": ROWS}
 OVR_MODELS = Field(lambda v: isinstance(v, list) and all(isinstance(m, dict) and set(m) == set(OVR_MODEL)
                                                          and all(OVR_MODEL[k].test(m[k]) for k in m) for m in v),
                    "a list of objects with fit_stats, log_joint and trace")
-COMMON = {"format": TEXT, "format_version": integer(), "medlda_version": TEXT, "estimator": TEXT,
+COMMON = {"format": TEXT, "format_version": integer(), "medlda_version": VERSION, "estimator": TEXT,
           "params": OBJECT, "fit_stats": OBJECT, "trace": ROWS, "log_joint": NUMBER.or_none(),
           "n_empty_skipped": integer(0)}
 COMMON_OPTIONAL = {"environment": STRINGS}

@@ -210,9 +210,10 @@ def _check_values(where: Where, name: str, value: np.ndarray, finite: bool, low,
             raise where.fail(f"{name} holds NaN or infinite values")
     if integral and value.dtype.kind == "f" and not (value == np.round(value)).all():
         raise where.fail(f"{name} holds fractional values where whole numbers belong")
-    if low is not None and value.min() < low:
+    # compared as Python numbers: a bound cast to a narrow dtype would overflow or round
+    if low is not None and value.min().item() < low:
         raise where.fail(f"{name} holds {value.min().item()!r}, below its least allowed value {low!r}")
-    if high is not None and value.max() > high:
+    if high is not None and value.max().item() > high:
         raise where.fail(f"{name} holds {value.max().item()!r}, above its greatest allowed value {high!r}")
 
 
