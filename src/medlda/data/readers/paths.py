@@ -92,7 +92,7 @@ def folder_files(root: Path, skipped: Skipped | None = None) -> dict[tuple[str, 
     skipped = Skipped() if skipped is None else skipped
     base = root.resolve()
     files: dict[tuple[str, ...], Path] = {}
-    n_entries = 0
+    n_entries, max_files = 0, FILES.value
     stack: list[tuple[Path, tuple[str, ...], frozenset]] = [(root, (), frozenset({base}))]
     while stack:
         folder, parts, above = stack.pop()
@@ -100,28 +100,28 @@ def folder_files(root: Path, skipped: Skipped | None = None) -> dict[tuple[str, 
             entries = sorted(it, key=lambda e: e.name, reverse=True)
         for entry in entries:
             n_entries += 1
-            FILES.check(n_entries, str(root))
+            if n_entries > max_files:
+                FILES.check(n_entries, str(root))
             rel, target = parts + (entry.name,), Path(entry.path)
-            shown = printable("/".join(rel))
             if entry.is_symlink():
                 try:
                     real = target.resolve(strict=True)
                 except (OSError, RuntimeError):
-                    skipped.add("broken or looping symbolic links", shown)
+                    skipped.add("broken or looping symbolic links", printable("/".join(rel)))
                     continue
                 if not real.is_relative_to(base):
-                    skipped.add("symbolic links leading outside the folder (never followed)", shown)
+                    skipped.add("symbolic links leading outside the folder (never followed)", printable("/".join(rel)))
                     continue
             if entry.is_dir():
                 real = target.resolve()
                 if real in above:
-                    skipped.add("symbolic links to a folder holding them", shown)
+                    skipped.add("symbolic links to a folder holding them", printable("/".join(rel)))
                     continue
                 stack.append((target, rel, above | {real}))
             elif entry.is_file():
                 files[rel] = target
             else:
-                skipped.add("special files (not regular files: never opened)", shown)
+                skipped.add("special files (not regular files: never opened)", printable("/".join(rel)))
     return dict(sorted(files.items()))
 
 
@@ -141,9 +141,11 @@ def open_archive(path: Path) -> Iterator[tarfile.TarFile]:
 def archive_members(tar: tarfile.TarFile, path: Path) -> Iterator[tarfile.TarInfo]:
     """The members of an open archive as their headers are read (the archive is never listed
     whole first), each regular file's declared size checked against ``MEMBER_BYTES``."""
+    max_files, max_bytes = FILES.value, MEMBER_BYTES.value
     for n, member in enumerate(tar, 1):
-        FILES.check(n, str(path))
-        if member.isfile():
+        if n > max_files:
+            FILES.check(n, str(path))
+        if member.isfile() and member.size > max_bytes:
             MEMBER_BYTES.check(member.size, f"{path}:{printable(member.name)}")
         yield member
 
@@ -151,11 +153,13 @@ def archive_members(tar: tarfile.TarFile, path: Path) -> Iterator[tarfile.TarInf
 def member_chunks(tar: tarfile.TarFile, member: tarfile.TarInfo, path: Path) -> Iterator[bytes]:
     """The bytes of a regular member in blocks, their count checked against ``MEMBER_BYTES``."""
     MEMBER_BYTES.check(member.size, f"{path}:{printable(member.name)}")
+    max_bytes, size = MEMBER_BYTES.value, min(_BLOCK, member.size + 1)
     stream: IO[bytes] = tar.extractfile(member)
     total = 0
-    while block := stream.read(_BLOCK):
+    while block := stream.read(size):
         total += len(block)
-        MEMBER_BYTES.check(total, f"{path}:{printable(member.name)}")
+        if total > max_bytes:
+            MEMBER_BYTES.check(total, f"{path}:{printable(member.name)}")
         yield block
 
 
