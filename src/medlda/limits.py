@@ -46,7 +46,7 @@ class Limit:
 
 
 GiB = 2 ** 30
-MEMBER_BYTES = Limit("uncompressed size in bytes", 4 * GiB, "MEDLDA_MAX_MEMBER_BYTES")
+MEMBER_BYTES = Limit("uncompressed size in bytes", GiB, "MEDLDA_MAX_MEMBER_BYTES")
 """An archive member, npz member or npy array, by its declared and its actual size."""
 TOKENS = Limit("number of tokens", 2 * 10 ** 9, "MEDLDA_MAX_TOKENS")
 """A corpus' total token count (int32 word ids and topics per token: 8 bytes each at least)."""

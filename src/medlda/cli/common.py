@@ -6,6 +6,7 @@ import csv
 import json
 import os
 import sys
+import warnings
 
 import numpy as np
 
@@ -67,7 +68,7 @@ def read_data(args, path: str, role: str, vocabulary=None, trained_label_column:
     """The documents of ``path`` as --format and the table options say; ``trained_label_column``:
     the label column a saved model was trained on, read when --label-column is not given and the
     table has it."""
-    from medlda.data.readers import folder_splits, is_collection, read_corpus
+    from medlda.data.readers import FilesSkippedWarning, folder_splits, is_collection, read_corpus
 
     if not os.path.exists(path):
         raise CLIError(f"{path}: no such file")
@@ -95,7 +96,14 @@ def read_data(args, path: str, role: str, vocabulary=None, trained_label_column:
                        f"and this is {fmt} data")
     if vocabulary is None and role == "train":
         kwargs.update(_vectorizer_arg(args, path, fmt))
-    corpus = read_corpus(path, format=fmt, vocabulary=vocabulary, **kwargs)
+    with warnings.catch_warnings(record=True) as caught:  # the readers' warnings, as one line each
+        warnings.simplefilter("always", FilesSkippedWarning)
+        corpus = read_corpus(path, format=fmt, vocabulary=vocabulary, **kwargs)
+    for warning in caught:
+        if issubclass(warning.category, FilesSkippedWarning):
+            warn(args, str(warning.message))
+        else:
+            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
     if corpus.n_empty_skipped:
         warn(args, f"{path}: skipped {_count(corpus.n_empty_skipped, 'empty document')}")
     if corpus.n_oov_dropped:
