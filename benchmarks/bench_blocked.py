@@ -68,7 +68,7 @@ def synthetic_runs(out: RowWriter, args) -> None:
     for name, options in SAMPLERS.items():
         lj, pp, secs = [], [], []
         for chain in range(args.chains):
-            model = LDA(10, alpha_sum=1.0, beta=0.01, n_iter=args.iters, trace=True, n_infer_burn=10,
+            model = LDA(10, alpha_sum=1.0, beta=0.01, max_iter=args.iters, trace=True, n_infer_burn=10,
                         n_infer_avg=10, random_state=args.seed + 1000 * chain, **options)
             model.fit(train_docs, heldout=held)
             lj.append([t["log_joint"] for t in model.trace_])
@@ -99,7 +99,7 @@ def news_runs(out: RowWriter, args) -> None:
             for name, options in SAMPLERS.items():
                 if (k, chain, name) in done:
                     continue
-                model = LDA(k, alpha_sum=args.alpha_sum, beta=0.01, n_iter=args.news_iters, trace=True,
+                model = LDA(k, alpha_sum=args.alpha_sum, beta=0.01, max_iter=args.news_iters, trace=True,
                             random_state=args.seed + chain, **options).fit(corpus)
                 seconds = np.diff([0.0] + [t["seconds"] for t in model.trace_])
                 config = {"part": "news", "n_topics": k, "chain": chain, "sampler": name}

@@ -66,7 +66,7 @@ def _fit_rows(out: RowWriter, config: dict, n_iter: int, stats: dict, **extra) -
 
 def _binary_fit(out: RowWriter, data, config: dict, n_iter: int, seed: int, options: dict, **extra) -> None:
     train, y, test, y_test = data
-    model = MedLDAClassifier(config["n_topics"], n_iter=n_iter, random_state=seed, **options).fit(train, y)
+    model = MedLDAClassifier(config["n_topics"], max_iter=n_iter, random_state=seed, **options).fit(train, y)
     tic = time.perf_counter()
     accuracy = float(model.score(test, y_test))
     predict_seconds = time.perf_counter() - tic
@@ -92,7 +92,7 @@ def unsupervised_runs(out: RowWriter, archive: Path, ks: list[int], n_iter: int,
         for k in ks:
             for name in samplers:
                 config = _config("lda-full", name, k)
-                model = LDA(k, n_iter=n_iter, random_state=seed, trace=True, **SAMPLERS[name]).fit(train)
+                model = LDA(k, max_iter=n_iter, random_state=seed, trace=True, **SAMPLERS[name]).fit(train)
                 _fit_rows(out, config, n_iter, model.fit_stats_, seed=seed, repeat=repeat)
                 out.write(config, "log_joint", float(model.log_joint_), "", seed=seed, repeat=repeat)
                 out.write(config, "tokens_per_second_second_half", second_half_rate(model.trace_, train.n_tokens),

@@ -84,7 +84,7 @@ def run_one(folder: Path, k: int, mode: str, n_iter: int, options: dict) -> dict
     """Train once in this process and measure (called in a fresh subprocess per configuration)."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     corpus = Corpus.load(folder, mmap=True)
-    params = dict(n_iter=n_iter, sampler="light", random_state=0, **options)
+    params = dict(max_iter=n_iter, sampler="light", random_state=0, **options)
     if mode == "local-2":
         params["n_jobs"] = 2
     elif mode == "local" and "n_jobs" in LDA().get_params():

@@ -52,7 +52,7 @@ def _split(path: Path, **kwargs):
 
 def _fit_rows(out: RowWriter, config: dict, model, predict_seconds: float, scores: dict, seed: int) -> None:
     stats = model.fit_stats_
-    out.write(config, "train_seconds", stats["train_seconds"], "s", seed=seed, n_iter=model.n_iter)
+    out.write(config, "train_seconds", stats["train_seconds"], "s", seed=seed, n_iter=model.max_iter)
     out.write(config, "predict_seconds", predict_seconds, "s", seed=seed)
     for metric, value in scores.items():
         out.write(config, metric, float(value), "", seed=seed)
@@ -70,7 +70,7 @@ def news_runs(out: RowWriter, args) -> None:
     grid = [(k, sampler, strategy, loss, seed) for k in args.ks for sampler in args.samplers
             for strategy in args.strategies for loss in args.losses for seed in args.seeds]
     for k, sampler, strategy, loss, seed in grid:
-        model = MedLDAClassifier(k, sampler=sampler, strategy=strategy, loss=loss, n_iter=args.iters,
+        model = MedLDAClassifier(k, sampler=sampler, strategy=strategy, loss=loss, max_iter=args.iters,
                                  n_jobs=_jobs(args, strategy), random_state=seed).fit(train, y)
         tic = time.perf_counter()
         pred = model.predict(test)
@@ -86,7 +86,7 @@ def hotel_runs(out: RowWriter, args) -> None:
     train, test = _split(args.data / ARCHIVES["hotel"])
     y, y_test = train.real_labels(), test.real_labels()
     for k, sampler, seed in [(k, s, seed) for k in args.hotel_ks for s in args.samplers for seed in args.seeds]:
-        model = MedLDARegressor(k, sampler=sampler, loss=args.regression_loss, n_iter=args.hotel_iters,
+        model = MedLDARegressor(k, sampler=sampler, loss=args.regression_loss, max_iter=args.hotel_iters,
                                 random_state=seed).fit(train, y)
         tic = time.perf_counter()
         pred = model.predict(test)
@@ -121,7 +121,7 @@ def reuters_runs(out: RowWriter, args) -> None:
     grid = [(k, sampler, strategy, seed) for k in args.reuters_ks for sampler in args.samplers
             for strategy in args.strategies for seed in args.seeds]
     for k, sampler, strategy, seed in grid:
-        model = MedLDAClassifier(k, sampler=sampler, strategy=strategy, n_iter=args.reuters_iters,
+        model = MedLDAClassifier(k, sampler=sampler, strategy=strategy, max_iter=args.reuters_iters,
                                  positive_cost=args.positive_cost, n_jobs=_jobs(args, strategy),
                                  random_state=seed).fit(train, Y)
         tic = time.perf_counter()
@@ -142,7 +142,7 @@ def validation_runs(out: RowWriter, args) -> None:
     grid = [(k, sampler, seed, setting) for k in args.ks for sampler in args.samplers for seed in args.seeds
             for setting in settings]
     for k, sampler, seed, setting in grid:
-        model = MedLDAClassifier(k, sampler=sampler, n_iter=args.iters, n_jobs=1, random_state=seed,
+        model = MedLDAClassifier(k, sampler=sampler, max_iter=args.iters, n_jobs=1, random_state=seed,
                                  **setting).fit(train, y[kept])
         tic = time.perf_counter()
         pred = model.predict(test)

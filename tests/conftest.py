@@ -62,7 +62,7 @@ def three_classes():
     rng = np.random.default_rng(0)
     y = np.where(zbar_class == 1, "pos", rng.choice(["neg", "mid"], size=corpus.n_docs))
     train, test = corpus.subset(np.arange(300)), corpus.subset(np.arange(300, 420))
-    model = MedLDAClassifier(6, c=1.0, margin=1.0, n_iter=15, trace=True, alpha_sum=1.0, sampler="light",
+    model = MedLDAClassifier(6, c=1.0, margin=1.0, max_iter=15, trace=True, alpha_sum=1.0, sampler="light",
                              n_infer_burn=10, n_infer_avg=5, random_state=0).fit(train, y[:300])
     return model, train, test, y[300:]
 

@@ -35,7 +35,7 @@ def _corpus(n_docs: int, n_words: int, n_topics: int, seed: int):
 
 def _cases():
     """name -> (estimator, kind): kind is lda, binary, multiclass, multilabel or regression."""
-    common = dict(n_topics=4, n_iter=6, random_state=3, n_infer_burn=3, n_infer_avg=4)
+    common = dict(n_components=4, max_iter=6, random_state=3, n_infer_burn=3, n_infer_avg=4)
     cases = {}
     for sampler, extra in (("gibbs", {}), ("light", {"light_variant": "collapsed"}),
                            ("light-partial", {"light_variant": "partial"}),

@@ -144,7 +144,7 @@ def test_invalid_topic_counts_are_refused_by_the_parser(capsys, bow_files, value
     train, _ = bow_files
     with pytest.raises(SystemExit) as stop:
         run(capsys, "train", "--train", train, "--topics", value)
-    assert stop.value.code == 2 and f"argument --topics: {match}" in capsys.readouterr().err
+    assert stop.value.code == 2 and f"argument --topics/--n-components: {match}" in capsys.readouterr().err
 
 
 def test_word_counts_must_be_positive(capsys):
@@ -154,8 +154,8 @@ def test_word_counts_must_be_positive(capsys):
 
 
 @pytest.mark.parametrize("argv, flag, match", [
-    (["train", "--train", "nope.txt", "--iters", "0"], "--iters", "must be at least 1, got 0"),
-    (["train", "--train", "nope.txt", "--iters", "-1"], "--iters", "must be at least 1, got -1"),
+    (["train", "--train", "nope.txt", "--iters", "0"], "--iters/--max-iter", "must be at least 1, got 0"),
+    (["train", "--train", "nope.txt", "--iters", "-1"], "--iters/--max-iter", "must be at least 1, got -1"),
     (["train", "--train", "nope.txt", "--trace-every", "0"], "--trace-every", "must be at least 1"),
     (["train", "--train", "nope.txt", "--phi-every", "0"], "--phi-every", "must be at least 1"),
     (["train", "--train", "nope.txt", "--n-mh", "0"], "--n-mh", "must be at least 1"),
@@ -183,7 +183,7 @@ def test_argparse_errors_are_one_line_and_a_hint(capsys):
         run(capsys, "train", "--train", "x.txt", "--iters", "abc")
     err = capsys.readouterr().err
     assert stop.value.code == 2
-    assert err.splitlines() == ["medlda train: error: argument --iters: not an integer: 'abc'",
+    assert err.splitlines() == ["medlda train: error: argument --iters/--max-iter: not an integer: 'abc'",
                                 "see `medlda train --help`"]
     with pytest.raises(SystemExit):
         run(capsys, "predict", "--model", "m.npz")

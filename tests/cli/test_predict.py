@@ -46,7 +46,7 @@ def test_predict_proba_of_a_logistic_model(capsys, tmp_path, bow_files):
     assert code == 2 and "--proba needs a classifier with a probabilistic loss" in err
 
 
-QUICK_FIT = dict(n_iter=20, alpha_sum=1.0, random_state=0, sampler="light")
+QUICK_FIT = dict(max_iter=20, alpha_sum=1.0, random_state=0, sampler="light")
 
 
 def test_cli_predict_explain(tmp_path, capsys):

@@ -122,7 +122,7 @@ def test_several_topic_counts_are_compared_and_the_best_kept(capsys, tmp_path, b
     runs = {r["n_topics"]: r for r in result["runs"]}
     assert sorted(runs) == [2, 5] and result["selected_by"] == "accuracy"
     assert result["best_n_topics"] == max(runs, key=lambda k: (runs[k]["accuracy"], -k))
-    assert load_model(best).n_topics == result["best_n_topics"]
+    assert load_model(best).n_components == result["best_n_topics"]
     code, out, _ = run(capsys, "train", "--train", train, "--test", test, "--topics", "2,5", "--unsupervised",
                        "--json", *fast)
     runs = json.loads(out)["runs"]
@@ -226,7 +226,7 @@ def test_data_warnings_reach_stderr_under_json_and_quiet(capsys, tmp_path):
 
 def test_progress_bar_shows_accuracy_loglik_and_speed(capsys, bow_files):
     corpus = read_bow(bow_files[0])
-    MedLDAClassifier(3, n_iter=3, verbose=1, random_state=0).fit(corpus, corpus.single_labels())
+    MedLDAClassifier(3, max_iter=3, verbose=1, random_state=0).fit(corpus, corpus.single_labels())
     err = capsys.readouterr().err
     assert "train_acc" in err and "loglik" in err and "tok/s" in err and "3/3" in err
 

@@ -46,7 +46,7 @@ def test_mapped_token_arrays_are_int32_contiguous_views_of_the_file(tmp_path, co
 def test_training_on_the_mapped_corpus_equals_in_memory(tmp_path, corpus):
     mapped = Corpus.load(corpus.save_npy(tmp_path / "c"), mmap=True)
     y = corpus.single_labels()
-    kw = dict(n_iter=5, sampler="light", random_state=0)
+    kw = dict(max_iter=5, sampler="light", random_state=0)
     np.testing.assert_array_equal(LDA(4, **kw).fit(mapped).topic_word_counts_,
                                   LDA(4, **kw).fit(corpus).topic_word_counts_)
     a, b = MedLDAClassifier(4, **kw).fit(mapped, y), MedLDAClassifier(4, **kw).fit(corpus, y)

@@ -56,7 +56,7 @@ def _crash_after(monkeypatch, iteration: int) -> None:
 def test_crashed_and_resumed_fit_equals_uninterrupted(tmp_path, monkeypatch, small, sampler, variant, phi_every,
                                                       n_topics):
     corpus, y = small
-    kw = dict(n_iter=9, sampler=sampler, light_variant=variant, random_state=1, n_eta_avg=4, phi_every=phi_every)
+    kw = dict(max_iter=9, sampler=sampler, light_variant=variant, random_state=1, n_eta_avg=4, phi_every=phi_every)
     reference = MedLDAClassifier(n_topics, **kw).fit(corpus, y)
     path = tmp_path / "run.ckpt"
     _crash_after(monkeypatch, 6)
@@ -75,7 +75,7 @@ def test_crashed_and_resumed_fit_equals_uninterrupted(tmp_path, monkeypatch, sma
 def test_a_checkpoint_whose_hash_does_not_fit_the_corpus_is_refused(tmp_path, monkeypatch, small):
     """Light collapsed's hashes come back from the checkpoint as they were; a tampered one is refused."""
     corpus, y = small
-    kw = dict(n_iter=6, sampler="light", light_variant="collapsed", random_state=1, checkpoint_every=3,
+    kw = dict(max_iter=6, sampler="light", light_variant="collapsed", random_state=1, checkpoint_every=3,
               checkpoint_path=tmp_path / "c")
     _crash_after(monkeypatch, 3)
     with pytest.raises(Crash):
@@ -102,7 +102,7 @@ def test_checkpoints_must_fall_where_phi_is_drawn(tmp_path, small):
 
 def test_unsupervised_resume(tmp_path, monkeypatch, small):
     corpus, _ = small
-    kw = dict(n_iter=6, sampler="light", random_state=2)
+    kw = dict(max_iter=6, sampler="light", random_state=2)
     reference = LDA(5, **kw).fit(corpus)
     _crash_after(monkeypatch, 2)
     with pytest.raises(Crash):
@@ -116,28 +116,28 @@ def test_unsupervised_resume(tmp_path, monkeypatch, small):
 def test_resume_refuses_other_corpus_or_configuration(tmp_path, small):
     corpus, y = small
     path = tmp_path / "run.ckpt"
-    MedLDAClassifier(5, n_iter=2, checkpoint_every=2, checkpoint_path=path, random_state=0).fit(corpus, y)
-    with pytest.raises(CheckpointError, match=r"another configuration \(n_topics=5 in the checkpoint, 6 now\)"):
-        MedLDAClassifier(6, n_iter=2, checkpoint_path=path, resume=True, random_state=0).fit(corpus, y)
+    MedLDAClassifier(5, max_iter=2, checkpoint_every=2, checkpoint_path=path, random_state=0).fit(corpus, y)
+    with pytest.raises(CheckpointError, match=r"another configuration \(n_components=5 in the checkpoint, 6 now\)"):
+        MedLDAClassifier(6, max_iter=2, checkpoint_path=path, resume=True, random_state=0).fit(corpus, y)
     with pytest.raises(CheckpointError, match="different corpus"):
-        MedLDAClassifier(5, n_iter=2, checkpoint_path=path, resume=True, random_state=0).fit(corpus, 1 - y)
+        MedLDAClassifier(5, max_iter=2, checkpoint_path=path, resume=True, random_state=0).fit(corpus, 1 - y)
     other, _ = make_supervised_corpus(300, 5, words_per_topic=10, doc_length=40, random_state=9)
     with pytest.raises(CheckpointError, match="different corpus"):
-        MedLDAClassifier(5, n_iter=2, checkpoint_path=path, resume=True, random_state=0).fit(other, y)
+        MedLDAClassifier(5, max_iter=2, checkpoint_path=path, resume=True, random_state=0).fit(other, y)
     with pytest.raises(CheckpointError, match="different corpus"):  # sample weights change the task
-        MedLDAClassifier(5, n_iter=2, checkpoint_path=path, resume=True, random_state=0).fit(
+        MedLDAClassifier(5, max_iter=2, checkpoint_path=path, resume=True, random_state=0).fit(
             corpus, y, sample_weight=np.full(corpus.n_docs, 2.0))
     with pytest.raises(CheckpointError, match="written by MedLDAClassifier, not LDA; resume with the estimator"):
-        LDA(5, n_iter=2, checkpoint_path=path, resume=True, random_state=0).fit(corpus)
+        LDA(5, max_iter=2, checkpoint_path=path, resume=True, random_state=0).fit(corpus)
     # settings that do not change the chain may differ
-    MedLDAClassifier(5, n_iter=2, checkpoint_path=path, resume=True, random_state=0, verbose=0,
+    MedLDAClassifier(5, max_iter=2, checkpoint_path=path, resume=True, random_state=0, verbose=0,
                      n_infer_burn=3).fit(corpus, y)
 
 
 def test_checkpoint_file_is_plain_npz_and_foreign_files_are_refused(tmp_path, small):
     corpus, y = small
     path = tmp_path / "run.ckpt"
-    MedLDAClassifier(5, n_iter=4, checkpoint_every=2, checkpoint_path=path, random_state=0).fit(corpus, y)
+    MedLDAClassifier(5, max_iter=4, checkpoint_every=2, checkpoint_path=path, random_state=0).fit(corpus, y)
     with np.load(path, allow_pickle=False) as archive:
         assert {"z", "streams", "eta", "kept_eta", "__metadata__"} <= set(archive.files)
         meta = json.loads(archive["__metadata__"].tobytes())
@@ -146,7 +146,7 @@ def test_checkpoint_file_is_plain_npz_and_foreign_files_are_refused(tmp_path, sm
     assert not list(tmp_path.glob(".*tmp"))  # the atomic writer left no temporary behind
     (tmp_path / "foreign").write_text("not a checkpoint")
     with pytest.raises(CheckpointError, match="not a medlda checkpoint"):
-        MedLDAClassifier(5, n_iter=4, checkpoint_path=tmp_path / "foreign", resume=True).fit(corpus, y)
+        MedLDAClassifier(5, max_iter=4, checkpoint_path=tmp_path / "foreign", resume=True).fit(corpus, y)
     with pytest.raises(ValueError, match="need a checkpoint_path"):
         MedLDAClassifier(5, checkpoint_every=2).fit(corpus, y)
 
@@ -185,7 +185,7 @@ def test_sigkilled_cli_run_resumes_to_the_uninterrupted_model(tmp_path, bow_trai
 
     capsys.readouterr()
     assert main(args[:4] + ["12"] + args[5:] + ["--checkpoint", str(ckpt), "--resume"]) == 2
-    assert "another configuration (n_topics=10 in the checkpoint, 12 now)" in capsys.readouterr().err
+    assert "another configuration (n_components=10 in the checkpoint, 12 now)" in capsys.readouterr().err
     os.replace(ckpt, tmp_path / "gone")
     loud = [a for a in run_args if a != "--quiet"]
     assert main(loud + ["--resume"]) == 0  # no checkpoint yet: starts from the first iteration
@@ -200,6 +200,6 @@ def test_checkpoint_into_a_missing_directory_fails_before_the_first_iteration(tm
         raise AssertionError("training started")
 
     monkeypatch.setattr(base, "train", no_train)
-    model = MedLDAClassifier(3, n_iter=4, checkpoint_every=2, checkpoint_path=tmp_path / "no" / "run.ckpt")
+    model = MedLDAClassifier(3, max_iter=4, checkpoint_every=2, checkpoint_path=tmp_path / "no" / "run.ckpt")
     with pytest.raises(FileNotFoundError, match="directory .*no does not exist"):
         model.fit(corpus, y)

@@ -24,7 +24,7 @@ from medlda.exceptions import MedLDAError
 from medlda.models import base
 
 K, N_ITER = 5, 4
-SETTINGS = dict(n_iter=N_ITER, sampler="light", light_variant="collapsed", random_state=1, checkpoint_every=2)
+SETTINGS = dict(max_iter=N_ITER, sampler="light", light_variant="collapsed", random_state=1, checkpoint_every=2)
 
 
 class Crash(Exception):
@@ -120,7 +120,7 @@ def test_bad_arrays_never_reach_a_kernel(tmp_path, small, good, monkeypatch, nam
 
 @pytest.mark.parametrize("name, change, match", [
     ("iteration -5", lambda m: {**m, "iteration": -5}, "iteration should be an integer >= 0, not -5"),
-    ("iteration past n_iter", lambda m: {**m, "iteration": 9, "trace": m["trace"] * 5}, "beyond n_iter=4"),
+    ("iteration past n_iter", lambda m: {**m, "iteration": 9, "trace": m["trace"] * 5}, "beyond max_iter=4"),
     ("fractional iteration", lambda m: {**m, "iteration": 1.5}, "iteration should be an integer"),
     ("trace of another length", lambda m: {**m, "trace": m["trace"][:1]}, "trace holds 1 iterations"),
     ("foreign generator state", lambda m: {**m, "rng_state": {"bit_generator": "MT19937"}}, "rng_state should be"),
@@ -233,7 +233,7 @@ def test_resume_with_another_thread_count_is_refused_where_it_changes_the_chain(
 def test_unsupervised_checkpoint_must_hold_no_eta(tmp_path, small):
     corpus, _ = small
     path = tmp_path / "lda.ckpt"
-    kw = dict(n_iter=2, random_state=0, checkpoint_every=2, checkpoint_path=path)
+    kw = dict(max_iter=2, random_state=0, checkpoint_every=2, checkpoint_path=path)
     LDA(K, **kw).fit(corpus)
     arrays, meta = read(path)
     assert "eta" not in arrays

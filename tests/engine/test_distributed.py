@@ -40,7 +40,7 @@ def data():
     return corpus.subset(np.arange(1000)), y[:1000], corpus.subset(np.arange(1000, 1500)), y[1000:]
 
 
-KW = dict(n_iter=30, sampler="light", random_state=0, c=1.0, margin=1.0, alpha_sum=1.0)
+KW = dict(max_iter=30, sampler="light", random_state=0, c=1.0, margin=1.0, alpha_sum=1.0)
 
 
 def test_shards_are_stream_aligned_and_token_balanced():
@@ -76,7 +76,7 @@ def test_dp_accuracy_close_to_single_process(ray, data):
     train, y, test, y_test = data
     # 60 iterations: after 30 a chain may still hold two classes in one topic (exact Gibbs too,
     # one seed in six: 0.922), a local mode that says nothing about the DP scheme
-    kw = dict(KW, n_iter=60)
+    kw = dict(KW, max_iter=60)
     local = MedLDAClassifier(5, light_variant="partial", **kw).fit(train, y)
     dp = MedLDAClassifier(5, backend="ray", n_workers=2, light_variant="partial", **kw).fit(train, y)
     assert dp.fit_stats_["backend"] == "ray" and dp.fit_stats_["n_workers"] == 2
@@ -156,7 +156,7 @@ def test_killed_worker_mid_fit_points_to_the_checkpoint(ray, data, monkeypatch, 
                                               r"iteration 3 .*its shard's assignments are lost, so training "
                                               r"stopped; the last checkpoint is .*dp\.ckpt: resume from it"):
         MedLDAClassifier(5, backend="ray", checkpoint_every=2, checkpoint_path=path,
-                         **{**KW, "n_iter": 5}).fit(train, y)
+                         **{**KW, "max_iter": 5}).fit(train, y)
     assert path.exists()
 
 
@@ -167,7 +167,7 @@ class Stop(Exception):
 @pytest.mark.slow
 def test_dp_resume_from_checkpoint_on_a_memory_mapped_corpus(ray, data, monkeypatch, tmp_path):
     train, y, _, _ = data
-    kw = {**KW, "n_iter": 6, "sampler": "gibbs"}
+    kw = {**KW, "max_iter": 6, "sampler": "gibbs"}
     reference = MedLDAClassifier(5, backend="ray", **kw).fit(train, y)
     from medlda.data.corpus import Corpus
     mapped = Corpus.load(train.save_npy(tmp_path / "corpus"), mmap=True)
@@ -195,7 +195,7 @@ def test_dp_resume_from_checkpoint_on_a_memory_mapped_corpus(ray, data, monkeypa
 def test_label_parallel_one_vs_rest_equals_local_one_vs_rest(ray):
     corpus, _ = make_supervised_corpus(600, 6, words_per_topic=10, doc_length=40, random_state=4)
     y = np.arange(corpus.n_docs) % 3  # three classes (labels need not fit the topics here)
-    kw = dict(strategy="ovr", n_iter=5, sampler="light", random_state=0, n_jobs=1)
+    kw = dict(strategy="ovr", max_iter=5, sampler="light", random_state=0, n_jobs=1)
     local = MedLDAClassifier(3, **kw).fit(corpus, y)
     lp = MedLDAClassifier(3, backend="ray", **kw).fit(corpus, y)
     assert len(lp.estimators_) == 3
@@ -210,7 +210,7 @@ def test_each_shard_gets_its_documents_weights(ray, data):
     """Sample weights travel with the shards: a ramp of weights against its mirror image gives
     another chain, and weight 2 everywhere is c doubled, draw for draw."""
     train, y, _, _ = data
-    kw = dict(KW, n_iter=4, backend="ray", n_workers=2, light_variant="partial")
+    kw = dict(KW, max_iter=4, backend="ray", n_workers=2, light_variant="partial")
     ramp = np.linspace(0.2, 3.0, train.n_docs)
     doubled = MedLDAClassifier(5, **dict(kw, c=2.0)).fit(train, y)
     two = MedLDAClassifier(5, **kw).fit(train, y, sample_weight=np.full(train.n_docs, 2.0))

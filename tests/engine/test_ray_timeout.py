@@ -65,7 +65,7 @@ def test_a_frozen_worker_ends_the_run_like_a_dead_one(ray, monkeypatch, tmp_path
                                                   r"environment variable MEDLDA_RAY_TIMEOUT to wait longer\); its "
                                                   r"shard's assignments are lost, so training stopped; the last "
                                                   r"checkpoint is .*dp\.ckpt: resume from it"):
-            MedLDAClassifier(4, n_iter=6, sampler="gibbs", random_state=0, backend="ray", n_workers=2,
+            MedLDAClassifier(4, max_iter=6, sampler="gibbs", random_state=0, backend="ray", n_workers=2,
                              checkpoint_every=2, checkpoint_path=path).fit(corpus, y)
         waited = time.monotonic() - frozen["at"]
         assert TIMEOUT <= waited < TIMEOUT + MARGIN
@@ -81,4 +81,4 @@ def test_a_malformed_timeout_is_refused_before_ray_starts(monkeypatch):
     corpus, _ = make_supervised_corpus(40, 2, words_per_topic=5, doc_length=10, random_state=0)
     monkeypatch.setenv("MEDLDA_RAY_TIMEOUT", "soon")
     with pytest.raises(LimitError, match="MEDLDA_RAY_TIMEOUT='soon' is not an integer"):
-        MedLDAClassifier(2, n_iter=2, backend="ray").fit(corpus, corpus.single_labels())
+        MedLDAClassifier(2, max_iter=2, backend="ray").fit(corpus, corpus.single_labels())

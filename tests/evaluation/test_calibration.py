@@ -52,7 +52,7 @@ def test_predict_proba_is_no_longer_saturated_and_predicts_held_out_labels_bette
     y = np.array(["a", "b", "c"])[corpus.single_labels()]
     train, test = corpus.subset(np.arange(600)), corpus.subset(np.arange(600, 900))
     for strategy in ("multitask", "ovr"):
-        model = MedLDAClassifier(6, loss="logistic", strategy=strategy, sampler="light", alpha_sum=1.0, n_iter=30,
+        model = MedLDAClassifier(6, loss="logistic", strategy=strategy, sampler="light", alpha_sum=1.0, max_iter=30,
                                  n_jobs=1, random_state=0).fit(train, y[:600])
         assert 0 < model.proba_scale_ < model.c_ and model.fit_stats_["calibration_seconds"] > 0
         omega, codes = model.decision_function(test), np.searchsorted(model.classes_, y[600:])
@@ -77,7 +77,7 @@ def test_calibrated_classifier_cv_wraps_the_classifier(binary_corpus):
 
     corpus, _ = binary_corpus
     y, X = corpus.single_labels(), corpus.to_sparse()
-    model = CalibratedClassifierCV(MedLDAClassifier(4, n_iter=5, sampler="light", random_state=0), cv=3)
+    model = CalibratedClassifierCV(MedLDAClassifier(4, max_iter=5, sampler="light", random_state=0), cv=3)
     proba = model.fit(X[:200], y[:200]).predict_proba(X[200:])
     assert proba.shape == (100, 2) and np.allclose(proba.sum(axis=1), 1.0)
     assert model.score(X[200:], y[200:]) > 0.8
@@ -97,6 +97,6 @@ def test_log_probabilities_are_the_logs_of_the_probabilities_and_stay_finite(kin
 def test_predict_log_proba_of_the_classifier(binary_corpus):
     corpus, _ = binary_corpus
     y = corpus.single_labels()
-    model = MedLDAClassifier(4, loss="logistic", n_iter=5, sampler="light", random_state=0).fit(corpus, y)
+    model = MedLDAClassifier(4, loss="logistic", max_iter=5, sampler="light", random_state=0).fit(corpus, y)
     np.testing.assert_allclose(np.exp(model.predict_log_proba(corpus)), model.predict_proba(corpus))
     assert not hasattr(MedLDAClassifier(4).fit(corpus, y), "predict_log_proba")

@@ -96,7 +96,7 @@ def test_bad_arguments_are_refused_by_name():
 @pytest.fixture(scope="module")
 def planted():
     corpus, truth = make_supervised_corpus(600, 6, words_per_topic=12, doc_length=60, random_state=4)
-    return corpus, LDA(6, n_iter=60, alpha_sum=1.0, random_state=0).fit(corpus)
+    return corpus, LDA(6, max_iter=60, alpha_sum=1.0, random_state=0).fit(corpus)
 
 
 def test_learned_topics_are_more_coherent_than_random_words(planted):

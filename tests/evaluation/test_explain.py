@@ -10,7 +10,7 @@ from medlda import MedLDAClassifier, MedLDARegressor
 from medlda.data.synthetic import make_multilabel_corpus, make_supervised_corpus
 from medlda.evaluation.explain import top_topics, toward_prediction
 
-FAST = dict(n_iter=20, alpha_sum=1.0, random_state=0, sampler="light")
+FAST = dict(max_iter=20, alpha_sum=1.0, random_state=0, sampler="light")
 
 
 def runner_up_margin(omega: np.ndarray) -> np.ndarray:

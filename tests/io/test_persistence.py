@@ -18,8 +18,8 @@ from medlda.io.model_file import load_model, save_model
 def fitted(binary_corpus):
     corpus, _ = binary_corpus
     y = np.where(corpus.single_labels() == 1, "yes", "no")
-    clf = MedLDAClassifier(4, c=1.0, margin=1.0, n_iter=10, random_state=0).fit(corpus, y)
-    lda = LDA(4, n_iter=10, random_state=0).fit(corpus.to_sparse())
+    clf = MedLDAClassifier(4, c=1.0, margin=1.0, max_iter=10, random_state=0).fit(corpus, y)
+    lda = LDA(4, max_iter=10, random_state=0).fit(corpus.to_sparse())
     return corpus, y, clf, lda
 
 
@@ -179,4 +179,4 @@ def test_model_file_is_plain_zip_of_npy(tmp_path, fitted):
         meta = json.loads(np.load(io.BytesIO(z.read("__metadata__.npy"))).tobytes())
     assert names == sorted(["__metadata__.npy", "classes.npy", "eta_samples.npy",
                             "topic_word_counts.npy", "vocabulary.npy"])
-    assert meta["format"] == "medlda-model" and meta["params"]["n_topics"] == 4
+    assert meta["format"] == "medlda-model" and meta["params"]["n_components"] == 4

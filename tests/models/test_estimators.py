@@ -32,7 +32,7 @@ def _matched_l1(phi: np.ndarray, truth_phi: np.ndarray):
 
 def test_lda_recovers_planted_topics(planted):
     corpus, truth, _ = planted
-    model = LDA(6, alpha_sum=1.0, n_iter=60, random_state=0).fit(corpus)
+    model = LDA(6, alpha_sum=1.0, max_iter=60, random_state=0).fit(corpus)
     l1, _ = _matched_l1(model.topic_word_, truth.topic_word)
     assert l1.max() < 0.35, l1
     # a random topic-word matrix is far from the truth: the check can fail
@@ -43,7 +43,7 @@ def test_lda_recovers_planted_topics(planted):
 def test_medlda_recovers_topics_and_classifier(planted):
     corpus, truth, y = planted
     train, test = corpus.subset(np.arange(1200)), corpus.subset(np.arange(1200, 1500))
-    model = MedLDAClassifier(6, alpha_sum=1.0, c=1.0, margin=1.0, n_iter=80, random_state=0)
+    model = MedLDAClassifier(6, alpha_sum=1.0, c=1.0, margin=1.0, max_iter=80, random_state=0)
     model.fit(train, y[:1200])
     l1, match = _matched_l1(model.topic_word_, truth.topic_word)
     assert l1.max() < 0.35, l1
@@ -62,7 +62,7 @@ def stats_spearman(a, b) -> float:
 def test_supervision_beats_chance_on_any_two_labels(planted):
     corpus, _, y = planted
     names = np.where(y == 1, "spam", "ham")
-    model = MedLDAClassifier(6, alpha_sum=1.0, c=1.0, margin=1.0, n_iter=40, random_state=1).fit(corpus, names)
+    model = MedLDAClassifier(6, alpha_sum=1.0, c=1.0, margin=1.0, max_iter=40, random_state=1).fit(corpus, names)
     assert set(model.classes_) == {"ham", "spam"}
     pred = model.predict(corpus)
     assert set(pred) <= {"ham", "spam"}
@@ -74,9 +74,9 @@ def test_supervision_beats_chance_on_any_two_labels(planted):
 
 def test_same_seed_same_model(planted):
     corpus, _, y = planted
-    a = MedLDAClassifier(6, n_iter=5, random_state=3).fit(corpus, y)
-    b = MedLDAClassifier(6, n_iter=5, random_state=3).fit(corpus, y)
-    c = MedLDAClassifier(6, n_iter=5, random_state=4).fit(corpus, y)
+    a = MedLDAClassifier(6, max_iter=5, random_state=3).fit(corpus, y)
+    b = MedLDAClassifier(6, max_iter=5, random_state=3).fit(corpus, y)
+    c = MedLDAClassifier(6, max_iter=5, random_state=4).fit(corpus, y)
     assert np.array_equal(a.topic_word_counts_, b.topic_word_counts_)
     assert np.array_equal(a.eta_samples_, b.eta_samples_)
     assert np.array_equal(a.transform(corpus), b.transform(corpus))
@@ -87,7 +87,7 @@ def test_sparse_dense_and_corpus_inputs_agree(planted):
     corpus, _, y = planted
     X = corpus.subset(np.arange(200)).to_sparse()
     inputs = (Corpus.from_sparse(X), X, X.toarray(), X.tocoo())
-    fits = [MedLDAClassifier(4, n_iter=3, random_state=0).fit(inp, y[:200]) for inp in inputs]
+    fits = [MedLDAClassifier(4, max_iter=3, random_state=0).fit(inp, y[:200]) for inp in inputs]
     for f in fits[1:]:
         assert np.array_equal(f.topic_word_counts_, fits[0].topic_word_counts_)
 
@@ -96,7 +96,7 @@ def test_pipeline_clone_and_cross_validation():
     texts = ["apple banana fruit salad", "banana apple smoothie fruit", "engine wheel car road",
              "car road traffic engine", "fruit apple orchard", "road car truck wheel"] * 5
     labels = ["food", "food", "cars", "cars", "food", "cars"] * 5
-    pipe = make_pipeline(CountVectorizer(), MedLDAClassifier(2, alpha_sum=0.5, c=1.0, margin=1.0, n_iter=30,
+    pipe = make_pipeline(CountVectorizer(), MedLDAClassifier(2, alpha_sum=0.5, c=1.0, margin=1.0, max_iter=30,
                                                              random_state=0))
     scores = cross_val_score(pipe, texts, labels, cv=3)
     assert scores.mean() > 0.8
@@ -110,7 +110,7 @@ def test_pipeline_clone_and_cross_validation():
         fitted[-1].top_words(3, vocabulary=["a", "b"])
     with pytest.raises(ValueError, match=r"The 'n \(words per topic\)' parameter must be an int in the range \[1, inf\)\. Got -3 instead"):
         fitted[-1].top_words(-3)  # not silently all words but the last 3
-    lda = make_pipeline(CountVectorizer(), LDA(2, n_iter=10, random_state=0)).fit(texts)
+    lda = make_pipeline(CountVectorizer(), LDA(2, max_iter=10, random_state=0)).fit(texts)
     theta = lda.transform(texts)
     assert theta.shape == (30, 2) and np.allclose(theta.sum(1), 1)
 
@@ -118,8 +118,8 @@ def test_pipeline_clone_and_cross_validation():
 def test_lda_transform_perplexity_and_log_joint(planted):
     corpus, truth, _ = planted
     train, test = corpus.subset(np.arange(1000)), corpus.subset(np.arange(1000, 1500))
-    short = LDA(6, alpha_sum=1.0, n_iter=2, random_state=0, trace=True).fit(train)
-    long = LDA(6, alpha_sum=1.0, n_iter=60, random_state=0, trace=True).fit(train)
+    short = LDA(6, alpha_sum=1.0, max_iter=2, random_state=0, trace=True).fit(train)
+    long = LDA(6, alpha_sum=1.0, max_iter=60, random_state=0, trace=True).fit(train)
     assert long.log_joint_ > short.log_joint_
     assert [t["iteration"] for t in long.trace_] == list(range(1, 61))
     assert long.trace_[-1]["log_joint"] == pytest.approx(long.log_joint_)
@@ -162,17 +162,17 @@ def test_empty_documents_are_skipped_in_fit_and_get_the_prior_in_transform(plant
     X[3, :] = 0
     X = X.tocsr()
     with pytest.warns(UserWarning, match=r"MedLDAClassifier.fit skipped 1 empty document \(no words\) of 100"):
-        model = MedLDAClassifier(4, n_iter=3, random_state=0).fit(X, y[:100])
+        model = MedLDAClassifier(4, max_iter=3, random_state=0).fit(X, y[:100])
     assert model.n_empty_skipped_ == 1
     zbar = model.transform(X)
     assert np.allclose(zbar[3], 0.25)
 
 
 @pytest.mark.parametrize("params, match", [
-    (dict(n_topics=0), "n_topics"), (dict(alpha_sum=-1.0), "alpha_sum"), (dict(beta=0), "beta"),
-    (dict(n_iter=0), "n_iter"), (dict(c=0), "'c' parameter of MedLDAClassifier must"), (dict(margin=-1), "margin"),
+    (dict(n_components=0), "n_components"), (dict(alpha_sum=-1.0), "alpha_sum"), (dict(beta=0), "beta"),
+    (dict(max_iter=0), "max_iter"), (dict(c=0), "'c' parameter of MedLDAClassifier must"), (dict(margin=-1), "margin"),
     (dict(sigma2=0.0), "sigma2"), (dict(sampler="fast"), "sampler"), (dict(loss="squared"), "loss"),
-    (dict(n_topics=2.5), "n_topics"), (dict(n_eta_avg=0), "n_eta_avg"), (dict(eta_draw="fast"), "eta_draw"),
+    (dict(n_components=2.5), "n_components"), (dict(n_eta_avg=0), "n_eta_avg"), (dict(eta_draw="fast"), "eta_draw"),
 ])
 def test_invalid_hyperparameters_raise_clear_errors(planted, params, match):
     corpus, _, y = planted
@@ -183,50 +183,50 @@ def test_invalid_hyperparameters_raise_clear_errors(planted, params, match):
 def test_bad_inputs_to_fit_and_predict(planted):
     corpus, _, y = planted
     with pytest.raises(ValueError, match="two classes"):
-        MedLDAClassifier(3, n_iter=2).fit(corpus, np.zeros(corpus.n_docs))
+        MedLDAClassifier(3, max_iter=2).fit(corpus, np.zeros(corpus.n_docs))
     with pytest.raises(ValueError, match="negative"):
-        LDA(3, n_iter=2).fit(np.array([[1, -1], [2, 0]]))
+        LDA(3, max_iter=2).fit(np.array([[1, -1], [2, 0]]))
     with pytest.raises(ValueError, match="integer"):
-        LDA(3, n_iter=2).fit(np.array([[1.5, 1], [2, 0]]))
+        LDA(3, max_iter=2).fit(np.array([[1.5, 1], [2, 0]]))
     with pytest.raises(ValueError, match="labels"):
-        MedLDAClassifier(3, n_iter=2).fit(corpus, y[:10])
-    model = LDA(3, n_iter=2, random_state=0).fit(corpus)
+        MedLDAClassifier(3, max_iter=2).fit(corpus, y[:10])
+    model = LDA(3, max_iter=2, random_state=0).fit(corpus)
     with pytest.raises(ValueError, match="columns"):
         model.transform(np.ones((2, corpus.n_words + 1), int))
     # raw texts, a 1-d row, missing labels and absurd totals are named, not left to fail deep inside
-    for fit in (lambda: MedLDAClassifier(3, n_iter=2).fit(["cheap flights", "dear team"], [0, 1]),
-                lambda: LDA(3, n_iter=2).fit(np.array(["cheap flights"])), lambda: model.transform(["a text"])):
+    for fit in (lambda: MedLDAClassifier(3, max_iter=2).fit(["cheap flights", "dear team"], [0, 1]),
+                lambda: LDA(3, max_iter=2).fit(np.array(["cheap flights"])), lambda: model.transform(["a text"])):
         with pytest.raises(ValueError, match="X holds text, not word counts.*make_vectorizer"):
             fit()
     with pytest.raises(ValueError, match=r"2-d document-term count matrix \(documents x words\), got shape \(5,\)"):
-        MedLDAClassifier(3, n_iter=2).fit(np.ones(5, int), y[:5])
+        MedLDAClassifier(3, max_iter=2).fit(np.ones(5, int), y[:5])
     with pytest.raises(ValueError, match="missing labels .* the first at document 1"):
-        MedLDAClassifier(3, n_iter=2).fit(corpus, np.where(np.arange(corpus.n_docs) == 1, np.nan, y))
+        MedLDAClassifier(3, max_iter=2).fit(corpus, np.where(np.arange(corpus.n_docs) == 1, np.nan, y))
     with pytest.raises(ValueError, match="missing labels"):
-        MedLDAClassifier(3, n_iter=2).fit(corpus, np.array([None] + ["a", "b"] * (corpus.n_docs // 2), object)[:corpus.n_docs])
+        MedLDAClassifier(3, max_iter=2).fit(corpus, np.array([None] + ["a", "b"] * (corpus.n_docs // 2), object)[:corpus.n_docs])
     with pytest.raises(ValueError, match="1.319e\\+13 tokens .* is it raw word counts"):
-        LDA(3, n_iter=2).fit(np.full((4, 3), 2**40))
+        LDA(3, max_iter=2).fit(np.full((4, 3), 2**40))
     # scikit-learn's wordings, which its estimator checks look for
     with pytest.raises(ValueError, match="Reshape your data with X.reshape"):
         model.transform(np.ones(corpus.n_words, int))
     with pytest.raises(ValueError, match="Complex data not supported"):
-        LDA(3, n_iter=2).fit(np.ones((3, 4), complex))
+        LDA(3, max_iter=2).fit(np.ones((3, 4), complex))
     with pytest.raises(ValueError, match=r"Found array with 0 feature\(s\) \(shape=\(3, 0\)\)"):
-        LDA(3, n_iter=2).fit(np.ones((3, 0), int))
+        LDA(3, max_iter=2).fit(np.ones((3, 0), int))
     with pytest.raises(ValueError, match=r"Found array with 0 sample\(s\)"):
-        MedLDAClassifier(3, n_iter=2).fit(np.ones((0, 4), int), [])
+        MedLDAClassifier(3, max_iter=2).fit(np.ones((0, 4), int), [])
     with pytest.raises(ValueError, match="requires y to be passed, but the target y is None"):
-        MedLDAClassifier(3, n_iter=2).fit(corpus, None)
+        MedLDAClassifier(3, max_iter=2).fit(corpus, None)
     with pytest.raises(ValueError, match="Negative values in data"):
-        LDA(3, n_iter=2).fit(np.array([[1, -1], [2, 0]]))
+        LDA(3, max_iter=2).fit(np.array([[1, -1], [2, 0]]))
     numbers = np.array([[1, 0, 2], [0, 3, 1]], dtype=object)  # numbers in an object array, as from pandas
-    assert LDA(2, n_iter=2, random_state=0).fit(numbers).topic_word_counts_.sum() == 7
+    assert LDA(2, max_iter=2, random_state=0).fit(numbers).topic_word_counts_.sum() == 7
 
 
 def test_multiclass_multitask_predicts_one_of_the_classes():
     corpus, truth = make_supervised_corpus(900, 6, words_per_topic=20, n_classes=3, random_state=2)
     y = corpus.single_labels()
-    model = MedLDAClassifier(6, alpha_sum=1.0, c=1.0, margin=1.0, n_iter=60, random_state=0).fit(corpus, y)
+    model = MedLDAClassifier(6, alpha_sum=1.0, c=1.0, margin=1.0, max_iter=60, random_state=0).fit(corpus, y)
     assert model.eta_.shape == (3, 6)
     assert model.decision_function(corpus).shape == (900, 3)
     assert model.score(corpus, y) > 0.8
@@ -260,7 +260,7 @@ def test_blas_gets_the_estimators_threads_while_fitting(planted, monkeypatch, n_
 
     monkeypatch.setattr(classifier, "eta_statistics", recording)
     with threadpool_limits(3, user_api="blas"):  # what the process had: restored after fit
-        MedLDAClassifier(4, n_iter=2, n_jobs=n_jobs, random_state=0).fit(corpus, y)
+        MedLDAClassifier(4, max_iter=2, n_jobs=n_jobs, random_state=0).fit(corpus, y)
         after = {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
     assert seen and all(s == {threads} for s in seen)
     assert after == {3}
@@ -277,7 +277,7 @@ def test_eta_draw_chooses_how_light_draws_eta(planted, monkeypatch, eta_draw, ex
     calls = []
     exact = light.exact_eta
     monkeypatch.setattr(light, "exact_eta", lambda *a: calls.append(1) or exact(*a))
-    model = MedLDAClassifier(4, n_iter=3, sampler="light", eta_draw=eta_draw, random_state=0).fit(corpus, y)
+    model = MedLDAClassifier(4, max_iter=3, sampler="light", eta_draw=eta_draw, random_state=0).fit(corpus, y)
     assert len(calls) == exact_draws and model.get_params()["eta_draw"] == eta_draw
 
 
@@ -286,7 +286,7 @@ def test_every_model_is_a_transformer_of_count_data(planted):
     a supervised model can feed its topic proportions to another step of a pipeline."""
     corpus, _, y = planted
     X = corpus.to_sparse()
-    model = MedLDAClassifier(3, n_iter=3, sampler="light", random_state=0)
+    model = MedLDAClassifier(3, max_iter=3, sampler="light", random_state=0)
     np.testing.assert_array_equal(model.fit_transform(X, y), clone(model).fit(X, y).transform(X))
     sklearn_tags = pytest.importorskip("sklearn.utils").__dict__.get("get_tags")
     if sklearn_tags is None:
@@ -308,20 +308,20 @@ def test_sample_weight_scales_each_documents_c():
     assert np.unique(y).size == 3
     two = np.full(corpus.n_docs, 2.0)
     for strategy in ("multitask", "ovr"):
-        common = dict(margin=1.0, n_iter=8, random_state=0, strategy=strategy, sampler="light")
+        common = dict(margin=1.0, max_iter=8, random_state=0, strategy=strategy, sampler="light")
         a = MedLDAClassifier(4, c=3.2, **common).fit(corpus, y)
         b = MedLDAClassifier(4, c=1.6, **common).fit(corpus, y, sample_weight=two)
         c = MedLDAClassifier(4, c=1.6, **common).fit(corpus, y)
         assert np.array_equal(a.eta_samples_, b.eta_samples_) and not np.array_equal(a.eta_samples_, c.eta_samples_)
     responses, _ = make_regression_corpus(200, 4, random_state=1)
     r = responses.real_labels()
-    a = MedLDARegressor(4, c=2.0, loss="squared", n_iter=8, random_state=0).fit(responses, r)
-    b = MedLDARegressor(4, c=1.0, loss="squared", n_iter=8, random_state=0).fit(responses, r, sample_weight=two[:200])
+    a = MedLDARegressor(4, c=2.0, loss="squared", max_iter=8, random_state=0).fit(responses, r)
+    b = MedLDARegressor(4, c=1.0, loss="squared", max_iter=8, random_state=0).fit(responses, r, sample_weight=two[:200])
     assert np.array_equal(a.eta_samples_, b.eta_samples_)
     X = corpus.to_sparse().tolil()
     X[5, :] = 0  # skipped in fit: its weight must go with it, not shift onto document 6
     weight = np.where(np.arange(corpus.n_docs) % 2 == 0, 0.5, 3.0)
-    common = dict(c=1.6, margin=1.0, n_iter=8, random_state=0)
+    common = dict(c=1.6, margin=1.0, max_iter=8, random_state=0)
     with pytest.warns(UserWarning, match="skipped 1 empty document"):
         a = MedLDAClassifier(4, **common).fit(X.tocsr(), y, sample_weight=weight)
     keep = np.arange(corpus.n_docs) != 5
@@ -342,7 +342,7 @@ def test_class_weight_balanced_lifts_a_rare_class():
     train, test = corpus.subset(np.arange(n)), corpus.subset(np.arange(n, corpus.n_docs))
     recall = {}
     for weight in (None, "balanced"):
-        model = MedLDAClassifier(8, c=1.0, margin=1.0, n_iter=40, random_state=0, sampler="light", class_weight=weight)
+        model = MedLDAClassifier(8, c=1.0, margin=1.0, max_iter=40, random_state=0, sampler="light", class_weight=weight)
         recall[weight] = recall_score(y[n:], model.fit(train, y[:n]).predict(test), pos_label=1)
     assert recall[None] < 0.5 < 0.7 < recall["balanced"], recall
 
@@ -354,25 +354,25 @@ def test_bad_weights_are_refused():
                           (-np.ones(40), "finite and non-negative"), (np.zeros(40), "not all zero"),
                           (["a"] * 40, "must be numbers")):
         with pytest.raises(ValueError, match=match):
-            MedLDAClassifier(3, n_iter=2).fit(corpus, y, sample_weight=weight)
+            MedLDAClassifier(3, max_iter=2).fit(corpus, y, sample_weight=weight)
     with pytest.raises(ValueError, match=r"The 'class_weight' parameter of MedLDAClassifier must be None, 'balanced' or a "
                                          r"dict \{class: weight\}\. Got 'equal' instead"):
-        MedLDAClassifier(3, n_iter=2, class_weight="equal").fit(corpus, y)
+        MedLDAClassifier(3, max_iter=2, class_weight="equal").fit(corpus, y)
     with pytest.raises(ValueError, match=r"class_weight names classes not in y: \[7\]"):
-        MedLDAClassifier(3, n_iter=2, class_weight={7: 2.0}).fit(corpus, y)
+        MedLDAClassifier(3, max_iter=2, class_weight={7: 2.0}).fit(corpus, y)
     with pytest.raises(ValueError, match="class_weight values must be finite and non-negative"):
-        MedLDAClassifier(3, n_iter=2, class_weight={0: -1.0}).fit(corpus, y)
+        MedLDAClassifier(3, max_iter=2, class_weight={0: -1.0}).fit(corpus, y)
     with pytest.raises(ValueError, match="class_weight gives every training document weight 0"):
-        MedLDAClassifier(3, n_iter=2, class_weight={0: 0.0, 1: 0.0}).fit(corpus, y)
+        MedLDAClassifier(3, max_iter=2, class_weight={0: 0.0, 1: 0.0}).fit(corpus, y)
     Y = np.column_stack([y, 1 - y])
     with pytest.raises(ValueError, match="class_weight is for single-label data"):
-        MedLDAClassifier(3, n_iter=2, class_weight="balanced").fit(corpus, Y)
+        MedLDAClassifier(3, max_iter=2, class_weight="balanced").fit(corpus, Y)
 
 
 def test_a_class_weight_dict_weighs_its_classes_documents_as_sample_weight_would():
     corpus, _ = make_supervised_corpus(120, 3, words_per_topic=5, doc_length=20, random_state=1)
     y = np.array(["neg", "pos"])[corpus.single_labels()]
-    common = dict(n_iter=4, random_state=0)
+    common = dict(max_iter=4, random_state=0)
     by_dict = MedLDAClassifier(3, class_weight={"pos": 3.0}, **common).fit(corpus, y)
     by_weight = MedLDAClassifier(3, **common).fit(corpus, y, sample_weight=np.where(y == "pos", 3.0, 1.0))
     plain = MedLDAClassifier(3, **common).fit(corpus, y)
@@ -382,7 +382,7 @@ def test_a_class_weight_dict_weighs_its_classes_documents_as_sample_weight_would
 
 def test_verbose_inference_shows_a_progress_bar(capsys, planted):
     corpus, _, y = planted
-    model = MedLDAClassifier(6, n_iter=2, random_state=0).fit(corpus, y)
+    model = MedLDAClassifier(6, max_iter=2, random_state=0).fit(corpus, y)
     quiet = model.transform(corpus)
     assert "inference" not in capsys.readouterr().err
     model.set_params(verbose=1)
@@ -409,7 +409,7 @@ def test_a_fit_compiles_only_its_samplers_kernels():
             "from medlda._kernels.blocked import sweep as blocked\nfrom medlda._kernels.light import sweeps as light\n"
             "from medlda.data.synthetic import make_supervised_corpus\n"
             "corpus, _ = make_supervised_corpus(60, 3, words_per_topic=5, doc_length=10, random_state=0)\n"
-            "MedLDAClassifier(3, n_iter=2).fit(corpus, corpus.single_labels())\n"
+            "MedLDAClassifier(3, max_iter=2).fit(corpus, corpus.single_labels())\n"
             "used = [n for m in (light, blocked) for n, v in vars(m).items() if getattr(v, 'signatures', None)]\n"
             "print(sorted(warmup._COMPILED), used)\n")
     assert _fresh_process_prints(code, 300) == "[('gibbs',)] []"
@@ -425,14 +425,14 @@ def test_a_light_fit_warms_up_the_sweep_it_runs(n_classes):
             "from medlda.data.synthetic import make_supervised_corpus\n"
             f"corpus, _ = make_supervised_corpus(60, 3, n_classes={n_classes}, words_per_topic=5, doc_length=10, "
             "random_state=0)\n"
-            "model = MedLDAClassifier(3, n_iter=2, sampler='light', proposal='cycle', n_mh=3)\n"
+            "model = MedLDAClassifier(3, max_iter=2, sampler='light', proposal='cycle', n_mh=3)\n"
             "model.fit(corpus, corpus.single_labels())\n"
             "print(sorted(warmup._COMPILED), sweeps_for.cache_info().currsize)\n")
     tasks = 1 if n_classes == 2 else 2  # one task, or several
     assert _fresh_process_prints(code, 600) == f"[('light', 'collapsed', False, 'cycle', 3, {tasks})] 1"
 
 
-QUICK = dict(n_iter=3, n_infer_burn=2, n_infer_avg=3, random_state=0)  # predictions compared, not judged
+QUICK = dict(max_iter=3, n_infer_burn=2, n_infer_avg=3, random_state=0)  # predictions compared, not judged
 
 
 @pytest.mark.parametrize("strategy", ["multitask", "ovr"])
@@ -495,17 +495,17 @@ def test_continuous_labels_are_refused_by_the_classifier_as_scikit_learn_refuses
     corpus, _, y = planted
     small = corpus.subset(np.arange(120))
     with pytest.raises(ValueError, match="Unknown label type: continuous"):
-        MedLDAClassifier(3, n_iter=2).fit(small, np.random.default_rng(0).normal(size=120))
+        MedLDAClassifier(3, max_iter=2).fit(small, np.random.default_rng(0).normal(size=120))
     with pytest.raises(ValueError, match="Unknown label type: continuous"):  # numbers in an object array too
-        MedLDAClassifier(3, n_iter=2).fit(small, np.array(np.linspace(0, 1, 120).tolist(), dtype=object))
-    assert MedLDAClassifier(3, n_iter=2).fit(small, y[:120] * 2.0).classes_.tolist() == [0.0, 2.0]  # whole floats
+        MedLDAClassifier(3, max_iter=2).fit(small, np.array(np.linspace(0, 1, 120).tolist(), dtype=object))
+    assert MedLDAClassifier(3, max_iter=2).fit(small, y[:120] * 2.0).classes_.tolist() == [0.0, 2.0]  # whole floats
 
 
 def test_labels_mixing_strings_and_numbers_are_named_not_a_type_error(planted):
     corpus, _, y = planted
     mixed = np.array([1 if v else "b" for v in y[:120]], dtype=object)
     with pytest.raises(ValueError, match=r"Mix of label input types \(string and number\)"):
-        MedLDAClassifier(3, n_iter=2).fit(corpus.subset(np.arange(120)), mixed)
+        MedLDAClassifier(3, max_iter=2).fit(corpus.subset(np.arange(120)), mixed)
 
 
 def test_a_column_vector_y_is_one_label_per_document_as_in_scikit_learn(planted):
@@ -522,7 +522,7 @@ def test_a_column_vector_y_is_one_label_per_document_as_in_scikit_learn(planted)
     assert np.array_equal(column.eta_samples_, flat.eta_samples_)
     assert np.array_equal(column.predict(small), flat.predict(small))
     with pytest.warns(DataConversionWarning, match="column-vector y"):  # 0/1: not a one-label indicator
-        assert MedLDAClassifier(3, n_iter=2).fit(small, y[:, None]).predict(small).shape == (120,)
+        assert MedLDAClassifier(3, max_iter=2).fit(small, y[:, None]).predict(small).shape == (120,)
     one_label = MedLDAClassifier(3, **QUICK).fit(small, sp.csr_matrix(y[:, None]))
     assert one_label.multilabel_ and one_label.predict(small).shape == (120, 1)
     reg = MedLDARegressor(3, **QUICK).fit(small, y * 1.5)
@@ -536,12 +536,12 @@ def test_every_estimator_warns_of_the_empty_documents_fit_skips(planted):
     X = corpus.subset(np.arange(100)).to_sparse().tolil()
     X[[2, 7], :] = 0
     with pytest.warns(UserWarning, match=r"LDA.fit skipped 2 empty documents \(no words\) of 100"):
-        assert LDA(3, n_iter=2).fit(X.tocsr()).n_empty_skipped_ == 2
+        assert LDA(3, max_iter=2).fit(X.tocsr()).n_empty_skipped_ == 2
     with pytest.warns(UserWarning, match=r"MedLDARegressor.fit skipped 2 empty documents \(no words\) of 100"):
-        MedLDARegressor(3, n_iter=2).fit(X.tocsr(), np.arange(100.0))
+        MedLDARegressor(3, max_iter=2).fit(X.tocsr(), np.arange(100.0))
     with pytest.raises(ValueError, match="no non-empty documents"), warnings.catch_warnings():
         warnings.simplefilter("error")  # nothing left to train on: the error alone, no warning before it
-        LDA(3, n_iter=2).fit(np.zeros((3, 4), int))
+        LDA(3, max_iter=2).fit(np.zeros((3, 4), int))
 
 
 def test_multilabel_fit_warns_of_label_columns_no_document_carries(planted):
@@ -552,14 +552,14 @@ def test_multilabel_fit_warns_of_label_columns_no_document_carries(planted):
     Y[7, 3] = 1  # carried by an empty document only: nothing to learn from either
     for strategy in ("multitask", "ovr"):
         with pytest.warns(UserWarning) as record:
-            MedLDAClassifier(3, n_iter=2, strategy=strategy).fit(X.tocsr(), Y)
+            MedLDAClassifier(3, max_iter=2, strategy=strategy).fit(X.tocsr(), Y)
         messages = [str(w.message) for w in record]
         assert len(messages) == 2 and messages[0].startswith("MedLDAClassifier.fit skipped 1 empty document")
         assert messages[1] == ("no (non-empty) training document carries label columns 2, 3 of y: the model can "
                                "only learn never to predict them")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # every column carried, no empty document: no warning
-        MedLDAClassifier(3, n_iter=2).fit(corpus.subset(np.arange(100)), Y[:, :2])
+        MedLDAClassifier(3, max_iter=2).fit(corpus.subset(np.arange(100)), Y[:, :2])
 
 
 @pytest.fixture(scope="module")
@@ -573,10 +573,10 @@ def test_transform_columns_are_named_for_pipelines_and_set_output(three_topics):
     """get_feature_names_out names each column transform returns (one-vs-rest: per class and topic)."""
     corpus = three_topics
     y = np.array(["a", "b", "c"])[np.arange(150) % 3]
-    lda = LDA(3, n_iter=2, random_state=0).fit(corpus)
+    lda = LDA(3, max_iter=2, random_state=0).fit(corpus)
     assert lda.get_feature_names_out().tolist() == ["lda0", "lda1", "lda2"]
     for strategy, width in (("multitask", 3), ("ovr", 9)):
-        model = MedLDAClassifier(3, n_iter=2, strategy=strategy, random_state=0).fit(corpus, y)
+        model = MedLDAClassifier(3, max_iter=2, strategy=strategy, random_state=0).fit(corpus, y)
         names = model.get_feature_names_out()
         assert names.size == model.transform(corpus).shape[1] == width
         assert names[0] == ("medldaclassifier0" if strategy == "multitask" else "medldaclassifier_a_0")
@@ -588,7 +588,7 @@ def test_transform_columns_are_named_for_pipelines_and_set_output(three_topics):
 def test_set_output_pandas_labels_the_topics(three_topics):
     pd = pytest.importorskip("pandas")
     corpus = three_topics
-    frame = MedLDARegressor(3, n_iter=2, random_state=0).set_output(transform="pandas").fit(
+    frame = MedLDARegressor(3, max_iter=2, random_state=0).set_output(transform="pandas").fit(
         corpus, np.arange(150.0)).transform(corpus)
     assert isinstance(frame, pd.DataFrame) and frame.columns.tolist() == ["medldaregressor0", "medldaregressor1",
                                                                           "medldaregressor2"]
@@ -602,7 +602,7 @@ def test_a_documents_prediction_does_not_depend_on_the_batch_around_it(params):
     subset and order invariance); its draws still differ from those of another document."""
     corpus, _ = make_supervised_corpus(700, 4, words_per_topic=10, doc_length=30, random_state=3)
     y = corpus.single_labels()
-    model = MedLDAClassifier(4, n_iter=5, random_state=0, **params).fit(corpus.subset(np.arange(200)), y[:200])
+    model = MedLDAClassifier(4, max_iter=5, random_state=0, **params).fit(corpus.subset(np.arange(200)), y[:200])
     X = corpus.subset(np.arange(200, 700)).to_sparse()  # 500 documents: two stream blocks
     whole = model.transform(X)
     perm = np.random.default_rng(0).permutation(500)
@@ -631,12 +631,12 @@ def test_scikit_learn_splits_a_corpus_as_it_splits_a_matrix():
     assert np.array_equal(corpus[[4, 2], ...].word_ids, corpus.subset([4, 2]).word_ids)
     with pytest.raises(IndexError, match="indexed by documents only"):
         corpus[:, 3]
-    quick = MedLDAClassifier(4, n_iter=5, sampler="light", random_state=0)
+    quick = MedLDAClassifier(4, max_iter=5, sampler="light", random_state=0)
     scores = cross_val_score(quick, corpus, y, cv=3, error_score="raise")
     assert scores.shape == (3,) and scores.min() > 0.8
     train, test, y_train, y_test = train_test_split(corpus, y, test_size=0.25, random_state=0)
     assert isinstance(train, Corpus) and (train.n_docs, test.n_docs) == (180, 60)
-    search = GridSearchCV(quick, {"n_topics": [3, 4]}, cv=3, error_score="raise").fit(train, y_train)
+    search = GridSearchCV(quick, {"n_components": [3, 4]}, cv=3, error_score="raise").fit(train, y_train)
     assert search.best_estimator_.vocabulary_ is not None and search.score(test, y_test) > 0.8
     calibrated = CalibratedClassifierCV(quick, cv=3).fit(train, y_train)
     assert calibrated.predict_proba(test).shape == (60, 2)

@@ -30,8 +30,8 @@ def test_signature_docstring_and_params_follow_the_declaration(estimator):
     assert estimator().get_params() == {n: p.default for n, p in estimator.parameters.items()}
     assert next(iter(signature.parameters.values())).kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in list(signature.parameters.values())[1:])
-    with pytest.raises(TypeError, match=f"{estimator.__name__}: got an unexpected keyword argument 'n_components'"):
-        estimator(n_components=3)
+    with pytest.raises(TypeError, match=f"{estimator.__name__}: got an unexpected keyword argument 'n_topic'"):
+        estimator(n_topic=3)
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS)
@@ -45,7 +45,7 @@ def test_every_declared_rule_refuses_a_bad_value_by_name(estimator):
             bad = "no-such-choice"
         else:
             continue
-        model = estimator(**{"n_topics": 2, "n_iter": 1, name: bad})
+        model = estimator(**{"n_components": 2, "max_iter": 1, name: bad})
         with pytest.raises(ValueError, match=f"^The '{name}' parameter of {estimator.__name__} must be "):
             model.fit(X) if estimator is medlda.LDA else model.fit(X, y)
 
@@ -54,7 +54,7 @@ def test_train_offers_a_flag_for_every_declared_one():
     train = next(a for a in build_parser()._subparsers._group_actions[0].choices.items() if a[0] == "train")[1]
     dests = {action.dest: action for action in train._actions}
     for name, param in PARAMS.items():
-        if param.flag is None or name == "n_topics":
+        if param.flag is None or name == "n_components":
             continue
         assert param.flag in dests[name].option_strings
         if isinstance(param.rule, Options):
@@ -82,7 +82,7 @@ def toy_loss():
 def test_a_loss_defined_in_one_class_trains_saves_and_runs_from_the_command_line(toy_loss, tmp_path, capsys):
     corpus, _ = make_supervised_corpus(300, 3, words_per_topic=8, doc_length=30, random_state=0)
     y = corpus.single_labels()
-    model = medlda.MedLDAClassifier(3, loss="toy", c=2.0, n_iter=20, random_state=0,
+    model = medlda.MedLDAClassifier(3, loss="toy", c=2.0, max_iter=20, random_state=0,
                                     n_infer_burn=5, n_infer_avg=10).fit(corpus, y)
     assert model.score(corpus, y) > 0.8
     model.save(tmp_path / "toy.npz")

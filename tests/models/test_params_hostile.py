@@ -28,7 +28,7 @@ NUMBERS = {name: p for name, p in [*PARAMS.items(), *REGRESSOR_PARAMS.items()] i
 
 
 def fit(estimator, **params):
-    model = estimator(**{"n_topics": 2, "n_iter": 1, **params})
+    model = estimator(**{"n_components": 2, "max_iter": 1, **params})
     return model.fit(X) if estimator is medlda.LDA else model.fit(X, Y)
 
 
@@ -61,7 +61,7 @@ def test_c_inf_is_refused_not_a_sampler_failure():
                 fit(estimator, c=value, loss=loss)
 
 
-@pytest.mark.parametrize("name", ["n_iter", "n_mh", "n_gibbs", "n_infer_burn", "n_infer_avg"])
+@pytest.mark.parametrize("name", ["max_iter", "n_mh", "n_gibbs", "n_infer_burn", "n_infer_avg"])
 def test_sweeps_are_bounded_by_the_limit_and_its_variable(name, monkeypatch):
     monkeypatch.setenv("MEDLDA_MAX_SWEEPS", "1000")
     param = PARAMS[name]
@@ -76,18 +76,18 @@ def test_sweeps_are_bounded_by_the_limit_and_its_variable(name, monkeypatch):
 
 
 @pytest.mark.parametrize("estimator, params, what", [
-    (medlda.LDA, dict(n_topics=10 ** 9), r"topics x words"),
-    (medlda.MedLDAClassifier, dict(n_topics=10 ** 6), r"the exact eta draw's tasks x topics x topics"),
-    (medlda.MedLDARegressor, dict(n_topics=10 ** 6), r"the exact eta draw's tasks x topics x topics"),
-    (medlda.MedLDAClassifier, dict(n_topics=10 ** 6, sampler="light", eta_draw="exact"), r"the exact eta draw"),
-    (medlda.MedLDAClassifier, dict(n_topics=10 ** 9, sampler="light"), r"topics x words"),
+    (medlda.LDA, dict(n_components=10 ** 9), r"topics x words"),
+    (medlda.MedLDAClassifier, dict(n_components=10 ** 6), r"the exact eta draw's tasks x topics x topics"),
+    (medlda.MedLDARegressor, dict(n_components=10 ** 6), r"the exact eta draw's tasks x topics x topics"),
+    (medlda.MedLDAClassifier, dict(n_components=10 ** 6, sampler="light", eta_draw="exact"), r"the exact eta draw"),
+    (medlda.MedLDAClassifier, dict(n_components=10 ** 9, sampler="light"), r"topics x words"),
 ])
 def test_huge_topic_counts_are_refused_before_allocating(estimator, params, what):
     """The 7 TiB of --topics 1000000 (the eta draw's K x K statistics) and the other arrays are
     refused before the fit allocates anything of their size (peak under 10 MB)."""
     tracemalloc.start()
     try:
-        with pytest.raises(LimitError, match=rf"n_topics={params['n_topics']}.*\({what}.*number of array cells "
+        with pytest.raises(LimitError, match=rf"n_components={params['n_components']}.*\({what}.*number of array cells "
                                              r"[\d,]+ exceeds the limit of [\d,]+ \(set the environment variable "
                                              r"MEDLDA_MAX_CELLS to raise it\)"):
             fit(estimator, **params)
@@ -98,9 +98,9 @@ def test_huge_topic_counts_are_refused_before_allocating(estimator, params, what
 
 def test_documents_times_topics_is_bounded(monkeypatch):
     monkeypatch.setenv("MEDLDA_MAX_CELLS", "30")
-    with pytest.raises(LimitError, match=r"LDA with n_topics=8 on 4 documents \(documents x topics\): number of "
+    with pytest.raises(LimitError, match=r"LDA with n_components=8 on 4 documents \(documents x topics\): number of "
                                          r"array cells 32 exceeds the limit of 30"):
-        fit(medlda.LDA, n_topics=8, sampler="light")  # 8 x 3 words = 24 cells pass
+        fit(medlda.LDA, n_components=8, sampler="light")  # 8 x 3 words = 24 cells pass
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
@@ -146,8 +146,8 @@ def _float64(value) -> float | None:
     ("--sigma2", "1e-400", "argument --sigma2: must be a float in the range [1e-50, 1e+50], got 1e-400"),
     ("--epsilon", "-1", "argument --epsilon: must be a float in the range [0, inf), got -1"),
     ("--margin", "1e999", "argument --margin: must be 'auto' or a float in the range [0, inf), got 1e999"),
-    ("--iters", "10000000", "argument --iters: number of sweeps 10,000,000 exceeds the limit of 1,000,000 (set the "
-                            "environment variable MEDLDA_MAX_SWEEPS to raise it)"),
+    ("--iters", "10000000", "argument --iters/--max-iter: number of sweeps 10,000,000 exceeds the limit of 1,000,000 "
+                            "(set the environment variable MEDLDA_MAX_SWEEPS to raise it)"),
     ("--infer-burn", "1000000000000", "argument --infer-burn: number of sweeps 1,000,000,000,000 exceeds the limit"),
 ])
 def test_the_command_line_refuses_them_by_flag_before_reading(capsys, flag, value, match):
@@ -161,5 +161,5 @@ def test_the_command_line_refuses_a_million_topics_in_one_line(capsys, bow_files
     code = main(["train", "--train", str(bow_files[0]), "--topics", "1000000", "--iters", "1"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1
-    assert err.startswith("medlda: error: MedLDAClassifier with n_topics=1000000")
+    assert err.startswith("medlda: error: MedLDAClassifier with n_components=1000000")
     assert "MEDLDA_MAX_CELLS" in err

@@ -24,7 +24,7 @@ from medlda.samplers import inference
 # -- eta averaging ---------------------------------------------------------------------------------
 DOCS = [[0, 0, 1, 2], [1, 1, 0], [2, 3, 3], [3, 2, 2, 1], [0, 1, 1], [3, 3, 2]]
 VOCABULARY = np.array(["a", "b", "c", "d"])
-FIT = dict(alpha_sum=1.0, beta=0.1, n_iter=8, n_eta_avg=3, n_infer_burn=5, n_infer_avg=3, random_state=0)
+FIT = dict(alpha_sum=1.0, beta=0.1, max_iter=8, n_eta_avg=3, n_infer_burn=5, n_infer_avg=3, random_state=0)
 
 
 def corpus_of(docs: list[list[int]]) -> Corpus:
@@ -49,7 +49,7 @@ def drawn_etas(monkeypatch) -> list[list[np.ndarray]]:
 
 
 def mean_of_last(etas: list[np.ndarray], n: int) -> np.ndarray:
-    assert len(etas) == FIT["n_iter"]
+    assert len(etas) == FIT["max_iter"]
     return np.mean(etas[-n:], axis=0)
 
 
@@ -96,7 +96,7 @@ N_COPIES = 3000
 @pytest.fixture(scope="module")
 def fitted() -> MedLDAClassifier:
     docs = [[0, 0, 1, 0], [1, 1, 0], [2, 3, 3], [3, 2, 2, 3], [0, 1, 2, 3], [1, 3, 0, 2]]
-    return MedLDAClassifier(K, c=1.0, margin=1.0, sampler="gibbs", alpha_sum=ALPHA_SUM, beta=0.2, n_iter=20,
+    return MedLDAClassifier(K, c=1.0, margin=1.0, sampler="gibbs", alpha_sum=ALPHA_SUM, beta=0.2, max_iter=20,
                             n_infer_burn=15, n_infer_avg=1, random_state=2).fit(corpus_of(docs), [0, 0, 1, 1, 0, 1])
 
 

@@ -63,10 +63,10 @@ def _rounded(check):
 
 
 @pytest.mark.parametrize("estimator, expected", [
-    (LDA(3, n_iter=3, random_state=0), COMMON),
-    (MedLDAClassifier(3, n_iter=3, random_state=0), CLASSIFIER),
-    (MedLDAClassifier(3, n_iter=3, loss="logistic", random_state=0), CLASSIFIER),
-    (MedLDARegressor(3, n_iter=3, random_state=0), REGRESSOR),
+    (LDA(3, max_iter=3, random_state=0), COMMON),
+    (MedLDAClassifier(3, max_iter=3, random_state=0), CLASSIFIER),
+    (MedLDAClassifier(3, max_iter=3, loss="logistic", random_state=0), CLASSIFIER),
+    (MedLDARegressor(3, max_iter=3, random_state=0), REGRESSOR),
 ], ids=["lda", "classifier-hinge", "classifier-logistic", "regressor"])
 def test_scikit_learn_estimator_checks_pass_on_counts(monkeypatch, estimator, expected):
     monkeypatch.setattr(estimators, "check_count_matrix", _rounded(estimators.check_count_matrix))

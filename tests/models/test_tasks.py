@@ -35,7 +35,7 @@ def test_multiclass_recovers_planted_classifier(multiclass, loss, strategy):
     train, y, test, y_test = multiclass
     margin = 1.0 if loss == "hinge" else "auto"
     c = 1.0 if loss == "hinge" else 10.0
-    model = MedLDAClassifier(6, c=c, margin=margin, loss=loss, strategy=strategy, n_iter=40, n_jobs=1,
+    model = MedLDAClassifier(6, c=c, margin=margin, loss=loss, strategy=strategy, max_iter=40, n_jobs=1,
                              **FAST).fit(train, y)
     assert model.score(test, y_test) > 0.8
     # the planted labels are learnable; shuffled ones are not (the check can fail)
@@ -51,7 +51,7 @@ def test_multiclass_recovers_planted_classifier(multiclass, loss, strategy):
 @pytest.mark.slow
 def test_ovr_in_parallel_processes_matches_one_process(multiclass):
     train, y, test, _ = multiclass
-    serial = MedLDAClassifier(4, c=1.0, margin=1.0, strategy="ovr", n_iter=5, n_jobs=1, **FAST).fit(train, y)
+    serial = MedLDAClassifier(4, c=1.0, margin=1.0, strategy="ovr", max_iter=5, n_jobs=1, **FAST).fit(train, y)
     parallel = clone(serial).set_params(n_jobs=2).fit(train, y)
     assert np.array_equal(serial.eta_samples_, parallel.eta_samples_)
     assert np.array_equal(serial.predict(test), parallel.predict(test))
@@ -60,7 +60,7 @@ def test_ovr_in_parallel_processes_matches_one_process(multiclass):
 
 def test_predict_proba_only_for_the_logistic_loss(multiclass):
     train, y, test, _ = multiclass
-    hinge = MedLDAClassifier(4, c=1.0, margin=1.0, n_iter=3, **FAST).fit(train, y)
+    hinge = MedLDAClassifier(4, c=1.0, margin=1.0, max_iter=3, **FAST).fit(train, y)
     assert not hasattr(hinge, "predict_proba")
     with pytest.raises(AttributeError, match="predict_proba"):
         hinge.predict_proba(test)
@@ -76,7 +76,7 @@ def test_predict_proba_only_for_the_logistic_loss(multiclass):
 @pytest.mark.parametrize("strategy", ["multitask", "ovr"])
 def test_multilabel_recovers_planted_labels(multilabel, strategy):
     train, Y, test, Y_test = multilabel
-    model = MedLDAClassifier(6, c=1.0, margin=1.0, strategy=strategy, n_iter=40, n_jobs=1, **FAST).fit(train, Y)
+    model = MedLDAClassifier(6, c=1.0, margin=1.0, strategy=strategy, max_iter=40, n_jobs=1, **FAST).fit(train, Y)
     pred = model.predict(test)
     assert pred.shape == Y_test.shape and set(np.unique(pred)) <= {0, 1}
     assert f1_score(Y_test, pred, average="micro") > 0.75
@@ -90,7 +90,7 @@ def test_regression_recovers_planted_response(loss):
     corpus, truth = make_regression_corpus(700, 6, words_per_topic=20, noise=0.1, random_state=4)
     train, test = corpus.subset(np.arange(500)), corpus.subset(np.arange(500, 700))
     y = corpus.real_labels()
-    model = MedLDARegressor(6, loss=loss, c=10.0, n_iter=40, **FAST).fit(train, y[:500])
+    model = MedLDARegressor(6, loss=loss, c=10.0, max_iter=40, **FAST).fit(train, y[:500])
     assert model.score(test, y[500:]) > 0.7
     assert model.score(test, np.random.default_rng(0).permutation(y[500:])) < 0.2  # can fail
     assert model.predict(test).shape == (200,)
@@ -101,10 +101,10 @@ def test_model_files_round_trip_every_estimator(tmp_path, multiclass, multilabel
     ml_train, Y, ml_test, _ = multilabel
     reg_corpus, reg = make_regression_corpus(200, 4, words_per_topic=10, random_state=5)
     fitted = [
-        (MedLDAClassifier(4, loss="logistic", strategy="ovr", n_iter=3, n_jobs=1, **FAST).fit(train, y), test),
-        (MedLDAClassifier(4, c=1.0, margin=1.0, n_iter=3, **FAST).fit(ml_train, Y), ml_test),
-        (MedLDAClassifier(4, strategy="ovr", n_iter=3, n_jobs=1, **FAST).fit(ml_train, Y), ml_test),
-        (MedLDARegressor(4, loss="squared", n_iter=3, **FAST).fit(reg_corpus, reg.y), reg_corpus),
+        (MedLDAClassifier(4, loss="logistic", strategy="ovr", max_iter=3, n_jobs=1, **FAST).fit(train, y), test),
+        (MedLDAClassifier(4, c=1.0, margin=1.0, max_iter=3, **FAST).fit(ml_train, Y), ml_test),
+        (MedLDAClassifier(4, strategy="ovr", max_iter=3, n_jobs=1, **FAST).fit(ml_train, Y), ml_test),
+        (MedLDARegressor(4, loss="squared", max_iter=3, **FAST).fit(reg_corpus, reg.y), reg_corpus),
     ]
     for i, (model, X) in enumerate(fitted):
         path = tmp_path / f"m{i}.npz"
@@ -142,7 +142,7 @@ def test_positive_cost_reaches_the_loss_of_every_strategy(multiclass, multilabel
             (dict(strategy="ovr"), train, np.where(y == y[0], "one", "rest"), [1.0])]  # two classes: one binary model
     for params, X, labels, expected in fits:
         seen.clear()
-        model = MedLDAClassifier(4, n_iter=2, n_jobs=1, **FAST, **params).fit(X, labels)
+        model = MedLDAClassifier(4, max_iter=2, n_jobs=1, **FAST, **params).fit(X, labels)
         assert seen == expected and model.positive_cost_ == expected[0], params
     assert losses.MULTILABEL_POSITIVE_COST == 4.0
     big = losses.OVR_LOGISTIC_BALANCED_MAX_K
@@ -165,7 +165,7 @@ def test_auto_margin_is_the_multilabel_one_only_for_multilabel_data(multiclass, 
                                         (dict(margin=5.0), ml_train, Y, 5.0),
                                         (dict(), train, y, losses.MULTICLASS_MARGIN)]:
         seen.clear()
-        model = MedLDAClassifier(4, n_iter=2, n_jobs=1, **FAST, **params).fit(X, labels)
+        model = MedLDAClassifier(4, max_iter=2, n_jobs=1, **FAST, **params).fit(X, labels)
         assert seen == [expected] and model.margin_ == expected, params
     assert losses.MULTILABEL_MARGIN == 8.0 != losses.MULTICLASS_MARGIN
 
@@ -177,18 +177,18 @@ def test_auto_margin_is_the_multilabel_one_only_for_multilabel_data(multiclass, 
 def test_invalid_classifier_options(multiclass, params, match):
     train, y, _, _ = multiclass
     with pytest.raises(ValueError, match=match):
-        MedLDAClassifier(3, n_iter=2, **params).fit(train, y)
+        MedLDAClassifier(3, max_iter=2, **params).fit(train, y)
 
 
 def test_bad_labels_and_responses(multiclass):
     train, y, _, _ = multiclass
     with pytest.raises(ValueError, match="0/1 label-indicator"):
-        MedLDAClassifier(3, n_iter=2).fit(train, np.full((train.n_docs, 2), 2))
+        MedLDAClassifier(3, max_iter=2).fit(train, np.full((train.n_docs, 2), 2))
     with pytest.raises(ValueError, match="NaN"):
-        MedLDARegressor(3, n_iter=2).fit(train, np.full(train.n_docs, np.nan))
+        MedLDARegressor(3, max_iter=2).fit(train, np.full(train.n_docs, np.nan))
     with pytest.raises(ValueError, match="'loss' parameter of MedLDARegressor must be a str among"):
-        MedLDARegressor(3, loss="hinge", n_iter=2).fit(train, np.zeros(train.n_docs))
+        MedLDARegressor(3, loss="hinge", max_iter=2).fit(train, np.zeros(train.n_docs))
     with pytest.raises(ValueError, match="one response per document"):
-        MedLDARegressor(3, n_iter=2).fit(train, np.zeros(3))
+        MedLDARegressor(3, max_iter=2).fit(train, np.zeros(3))
     with pytest.raises(ValueError, match="numeric responses y .*use MedLDAClassifier"):
-        MedLDARegressor(3, n_iter=2).fit(train, np.array(["spam"] * train.n_docs))
+        MedLDARegressor(3, max_iter=2).fit(train, np.array(["spam"] * train.n_docs))

@@ -109,7 +109,7 @@ def test_confusion_cells_are_the_normalized_confusion_matrix(three_classes):
 
 def test_predictions_of_a_regressor():
     corpus, truth = make_regression_corpus(260, 4, words_per_topic=10, random_state=5)
-    model = MedLDARegressor(4, loss="squared", c=10.0, n_iter=15, **FAST).fit(corpus, truth.y)
+    model = MedLDARegressor(4, loss="squared", c=10.0, max_iter=15, **FAST).fit(corpus, truth.y)
     fig = plots.plot_predictions(model, corpus, truth.y)
     (a,) = _visible(fig)
     assert np.allclose(a.collections[0].get_offsets(), np.column_stack([truth.y, model.predict(corpus)]))
@@ -149,7 +149,7 @@ def test_explanation_bars_are_the_documents_topic_parts(three_classes):
 
 def test_what_cannot_be_drawn_is_refused(three_classes):
     model, train, test, y_test = three_classes
-    lda = LDA(3, n_iter=3, **FAST).fit(train)
+    lda = LDA(3, max_iter=3, **FAST).fit(train)
     with pytest.raises(ValueError, match="no classifier weights"):
         plots.plot_class_topics(lda)
     with pytest.raises(ValueError, match="no measured curve"):
@@ -176,7 +176,7 @@ def test_draws_on_the_callers_axes(three_classes):
 def test_one_vs_rest_trace_has_a_line_per_class(three_classes):
     _, train, _, _ = three_classes
     y = np.array(["a", "b", "c"] * 100)
-    ovr = MedLDAClassifier(3, strategy="ovr", n_jobs=1, n_iter=2, **FAST).fit(train, y)
+    ovr = MedLDAClassifier(3, strategy="ovr", n_jobs=1, max_iter=2, **FAST).fit(train, y)
     (accuracy,) = _visible(plots.plot_trace(ovr))  # training accuracy only: fit without trace=True
     assert [line.get_label() for line in accuracy.lines] == ["a", "b", "c"]
     for line, sub in zip(accuracy.lines, ovr.estimators_):

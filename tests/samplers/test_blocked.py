@@ -327,23 +327,23 @@ def small_corpus():
 @pytest.mark.parametrize("simulation", SIMULATIONS)
 def test_lda_blocked_traces_log_joint_and_heldout_perplexity(small_corpus, simulation):
     train, held, _ = small_corpus
-    model = LDA(5, sampler="blocked", block_simulation=simulation, n_iter=6, trace=True,
+    model = LDA(5, sampler="blocked", block_simulation=simulation, max_iter=6, trace=True,
                 n_infer_burn=3, n_infer_avg=2, random_state=0).fit(train, heldout=held)
     assert [t["iteration"] for t in model.trace_] == list(range(1, 7))
     assert all({"seconds", "log_joint", "perplexity"} <= set(t) for t in model.trace_)
     assert model.trace_[-1]["log_joint"] == pytest.approx(model.log_joint_)
     assert model.trace_[-1]["log_joint"] > model.trace_[0]["log_joint"]
-    plain = LDA(5, sampler="blocked", block_simulation=simulation, n_iter=6, random_state=0).fit(train)
+    plain = LDA(5, sampler="blocked", block_simulation=simulation, max_iter=6, random_state=0).fit(train)
     np.testing.assert_array_equal(plain.topic_word_counts_, model.topic_word_counts_)  # measuring is passive
     assert "log_joint" not in plain.trace_[0]
-    every = LDA(5, n_iter=5, trace=True, trace_every=2, random_state=0).fit(train, heldout=held)
+    every = LDA(5, max_iter=5, trace=True, trace_every=2, random_state=0).fit(train, heldout=held)
     assert [("log_joint" in t, "perplexity" in t) for t in every.trace_] == (
         [(False, False), (True, True), (False, False), (True, True), (True, True)])
 
 
 def test_heldout_measure_equals_completion_perplexity(small_corpus):
     train, held, _ = small_corpus
-    model = LDA(5, n_iter=3, random_state=0).fit(train)
+    model = LDA(5, max_iter=3, random_state=0).fit(train)
     state = ChainState.initialize(train.word_ids, train.doc_ptr, train.n_words, 5, model._alpha(),
                                     model.beta, np.random.default_rng(0))
     state.n_wk[:] = model.topic_word_counts_.T
@@ -363,6 +363,6 @@ def test_blocked_sampler_errors(small_corpus):
     with pytest.raises(ValueError, match="'trace_every' parameter of LDA must be"):
         LDA(5, trace_every=0).fit(train)
     with pytest.raises(ValueError, match="unsupervised LDA only"):
-        MedLDAClassifier(5, sampler="blocked", n_iter=2).fit(train, y)
+        MedLDAClassifier(5, sampler="blocked", max_iter=2).fit(train, y)
     with pytest.raises(ValueError, match="words"):
-        LDA(5, n_iter=2).fit(train, heldout=held.to_sparse()[:, :10])
+        LDA(5, max_iter=2).fit(train, heldout=held.to_sparse()[:, :10])

@@ -174,7 +174,7 @@ def test_one_vs_rest_fits_each_class_to_its_binary_posterior():
     rejecting it without that cost."""
     word_ids, doc_ptr = token_arrays([list(doc) for doc in OVR.docs])
     corpus = Corpus(word_ids, doc_ptr, np.array(["a", "b", "c"]))
-    model = MedLDAClassifier(2, strategy="ovr", sampler="gibbs", loss="hinge", alpha_sum=1.0, beta=0.3, n_iter=12,
+    model = MedLDAClassifier(2, strategy="ovr", sampler="gibbs", loss="hinge", alpha_sum=1.0, beta=0.3, max_iter=12,
                              n_jobs=1, **PARAMS["hinge"])
     samples: list[list[bytes]] = [[], [], []]
     for i in range(400):

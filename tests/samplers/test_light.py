@@ -537,6 +537,6 @@ def test_collapsed_light_with_a_beta_too_small_for_the_dense_part():
     is never drawn, yet its scale still gives the mixture the word's normaliser."""
     rng = np.random.default_rng(0)
     X = sp.csr_matrix(rng.poisson(1.0, size=(40, 20)))
-    model = medlda.MedLDAClassifier(n_topics=3, n_iter=3, sampler="light", beta=1e-50, random_state=0)
+    model = medlda.MedLDAClassifier(n_components=3, max_iter=3, sampler="light", beta=1e-50, random_state=0)
     model.fit(X, rng.integers(0, 2, 40))
     assert np.isfinite(model.eta_).all() and model.topic_word_counts_.sum() == X.sum()

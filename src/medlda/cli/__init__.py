@@ -1,20 +1,29 @@
 """Command line: ``medlda train | predict | evaluate | transform | info | topics | plot | demo``.
-Only this layer prints."""
+Only this layer prints. Importing it, and ``medlda --help`` or ``--version``, import no numerical
+library: a sub-command imports what it needs when it runs."""
 
 from __future__ import annotations
 
 import sys
 
-from medlda.cli.common import CLIError
-from medlda.cli.parser import build_parser
+from medlda.cli.parser import build_parser, command_named
 from medlda.exceptions import MedLDAError
 
 __all__ = ["CLIError", "main"]
 
 
+def __getattr__(name: str):
+    if name == "CLIError":  # defined beside the readers it reports on (medlda.cli.common)
+        from medlda.cli.common import CLIError
+
+        return CLIError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (0 ok, 2 bad input or usage)."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser([command] if (command := command_named(argv)) else [])
     args = parser.parse_args(argv)
     errors = _bytes_as_read(sys.stdout)
     try:

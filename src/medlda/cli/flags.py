@@ -2,17 +2,21 @@
 
 ``medlda train`` offers every parameter that declares a flag, under the parameter's own name as
 its destination, with the declared choices, bounds and help; a flag left out means "the
-estimator's default", so defaults are written once, in the declaration.
+estimator's default", so defaults are written once, in the declaration. The declarations are
+imported when a parser needs them: they read the sampler and loss registries, which import the
+kernels, and ``medlda --help`` should not wait for those.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from medlda.exceptions import LimitError
 from medlda.limits import Limit
-from medlda.models.params import PARAMS, REGRESSOR_PARAMS, Custom, Number, Options, Param
+
+if TYPE_CHECKING:
+    from medlda.models.params import Number, Param
 
 
 def number(text: str, kind: type, what: str):
@@ -55,6 +59,8 @@ def real_in(rule: Number) -> Callable[[str], float | str]:
 
 def _argument(param: Param) -> dict:
     """``add_argument`` keywords for ``param``'s flag."""
+    from medlda.models.params import REGRESSOR_PARAMS, Custom, Number, Options
+
     rule = param.rule
     shared = param.name in REGRESSOR_PARAMS  # the estimators differ: each keeps its own default
     default = None if shared or param.default == "auto" else param.default
@@ -85,10 +91,12 @@ def _argument(param: Param) -> dict:
 
 
 def add_parameter_flags(parser: argparse.ArgumentParser, skip: tuple[str, ...] = ()) -> None:
-    """Add the flag of every declared parameter that has one, but those in ``skip``."""
+    """Add the flag of every declared parameter that has one (and its aliases), but those in ``skip``."""
+    from medlda.models.params import PARAMS
+
     for param in PARAMS.values():
         if param.flag and param.name not in skip:
-            parser.add_argument(param.flag, **_argument(param))
+            parser.add_argument(param.flag, *param.aliases, **_argument(param))
 
 
 def estimator_arguments(args: argparse.Namespace, estimator: type) -> dict:

@@ -1,16 +1,18 @@
-"""The command line's arguments: one sub-command per job."""
+"""The command line's arguments: one sub-command per job.
+
+Each sub-command's arguments are built only when that sub-command is asked for: ``train``'s flags
+come from the estimators' declarations, which import the samplers and their kernels, and
+``medlda --help`` or ``--version`` should start at once.
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn
+import importlib
+from typing import Callable, Iterable, NoReturn
 
-from medlda import __version__
-from medlda.cli.flags import add_parameter_flags, int_at_least, number
-from medlda.cli.predict import cmd_evaluate, cmd_predict, cmd_transform
-from medlda.cli.show import PLOT_KINDS, cmd_info, cmd_plot, cmd_topics
-from medlda.cli.train import cmd_demo, cmd_train
-from medlda.samplers import SAMPLERS
+from medlda._version import __version__
+from medlda.cli.flags import int_at_least, number
 
 MODEL_HELP = "the saved model file (medlda train --out)"
 DEMO_MIN_DOCS = 10
@@ -26,12 +28,39 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\nsee `{self.prog} --help`\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of ``medlda``, with the arguments of the sub-commands in ``commands`` (None:
+    all); the others are listed with their help only."""
     p = _Parser(prog="medlda", description="Supervised topic models (MedLDA, LightMedLDA).")
     p.add_argument("--version", action="version", version=f"medlda {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
+    full = set(COMMANDS) if commands is None else set(commands)
+    for name, (help_text, add_arguments) in COMMANDS.items():
+        parser = sub.add_parser(name, help=help_text)
+        if name in full:
+            add_arguments(parser)
+    return p
 
-    t = sub.add_parser("train", help="train a model; evaluate on --test if given")
+
+def command_named(argv: list[str]) -> str | None:
+    """The sub-command ``argv`` names: its first argument that is not an option (``medlda`` itself
+    takes no option with a value)."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
+def _run(module: str, function: str) -> Callable[[argparse.Namespace], int]:
+    """A sub-command's function, imported from ``medlda.cli.<module>`` when it runs, after the
+    package's public names (``medlda.__getattr__``: this registers the estimators model files name)."""
+    def run(args: argparse.Namespace) -> int:
+        from medlda import load_model  # noqa: F401
+
+        return getattr(importlib.import_module(f"medlda.cli.{module}"), function)(args)
+    return run
+
+
+def _train(t: argparse.ArgumentParser) -> None:
+    from medlda.cli.flags import add_parameter_flags
+
     _data_args(t, "--train", required=True, help="training data: bag-of-words or lda-c file, a folder "
                "with one sub-folder per label, or a .tar.gz of such folders",
                labels="the labels to learn; default 'label' if present")
@@ -41,10 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--holdout", type=_open_fraction, default=None, metavar="F",
                    help="set aside a random fraction F of --train (stratified by class; --seed) as test data, "
                         "when there is no --test; the vocabulary is still built from all of --train")
-    t.add_argument("--topics", type=_topic_counts, default=[20], metavar="K",
+    t.add_argument("--topics", "--n-components", dest="topics", type=_topic_counts, default=[20], metavar="K",
                    help="number of topics K (default 20); several, comma-separated (20,50,100), train one model "
                         "each, compared on --test or --holdout, and --out keeps the best")
-    add_parameter_flags(t, skip=("n_topics",))
+    add_parameter_flags(t, skip=("n_components",))
     t.add_argument("--trace", metavar="FILE",
                    help="write the per-iteration trace (iteration, sampling seconds, log joint; with "
                         "--unsupervised and --test also held-out perplexity) to FILE as JSON")
@@ -56,11 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--top-words", type=_positive_int, default=10, metavar="N",
                    help="words shown per topic in the report (default 10)")
     _output_args(t)
-    t.set_defaults(func=cmd_train)
+    t.set_defaults(func=_run("train", "cmd_train"))
 
-    r = _model_command(sub, "predict", "predict labels of documents with a saved model", "documents to label",
-                       "true labels, if any, to score the predictions against (accuracy, F1 or r2, on stderr); "
-                       + TRAINED_LABELS)
+
+def _predict(r: argparse.ArgumentParser) -> None:
+    _model_args(r, "documents to label", "true labels, if any, to score the predictions against (accuracy, F1 or "
+                "r2, on stderr); " + TRAINED_LABELS)
     r.add_argument("--out", help="write one predicted label per line to this file")
     r.add_argument("--proba", action="store_true",
                    help="also each class's probability (logistic loss): tab-separated lines under a header "
@@ -70,31 +100,35 @@ def build_parser() -> argparse.ArgumentParser:
                         "topic's part of the margin over the runner-up class, of each predicted label's score, "
                         "or of the response); in --json, 'explanations' with each topic's words")
     _inference_args(r, "predictions")
-    r.set_defaults(func=cmd_predict)
+    r.set_defaults(func=_run("predict", "cmd_predict"))
 
-    e = _model_command(sub, "evaluate", "a saved model's errors on labeled documents, overall and per class",
-                       "labeled documents", "the true labels; " + TRAINED_LABELS)
+
+def _evaluate(e: argparse.ArgumentParser) -> None:
+    _model_args(e, "labeled documents", "the true labels; " + TRAINED_LABELS)
     e.add_argument("--confusion", action="store_true", help="also print the confusion matrix (always in --json)")
     e.add_argument("--n-jobs", type=int, default=None,
                    help="cores for inference (default: the model's n_jobs; -1 all cores)")
     _output_args(e)
-    e.set_defaults(func=cmd_evaluate)
+    e.set_defaults(func=_run("predict", "cmd_evaluate"))
 
-    f = _model_command(sub, "transform", "each document's topic proportions under a saved model",
-                       "documents whose topics to infer", "not used by transform")
+
+def _transform(f: argparse.ArgumentParser) -> None:
+    _model_args(f, "documents whose topics to infer", "not used by transform")
     f.add_argument("--out", help="write the proportions to this file: tab-separated text under a header "
                                  "of topic ids, or a NumPy array if it ends in .npy")
     f.add_argument("--top", type=_positive_int, default=None, metavar="N",
                    help="only each document's N largest proportions, as topic:proportion pairs")
     _inference_args(f, "proportions")
-    f.set_defaults(func=cmd_transform)
+    f.set_defaults(func=_run("predict", "cmd_transform"))
 
-    i = sub.add_parser("info", help="what a saved model is: estimator, task, sizes, training and parameters")
+
+def _info(i: argparse.ArgumentParser) -> None:
     i.add_argument("--model", required=True, help=MODEL_HELP)
     i.add_argument("--json", action="store_true", help="print the summary as one JSON object")
-    i.set_defaults(func=cmd_info)
+    i.set_defaults(func=_run("show", "cmd_info"))
 
-    s = sub.add_parser("topics", help="top words per topic and, for a supervised model, per class")
+
+def _topics(s: argparse.ArgumentParser) -> None:
     s.add_argument("--model", required=True, help=MODEL_HELP)
     s.add_argument("--top-words", type=_positive_int, default=10, metavar="N", help="words per topic (default 10)")
     s.add_argument("--class-topics", type=_positive_int, default=3, metavar="N",
@@ -110,10 +144,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--sort", choices=["id", "share", "coherence"], default="id",
                    help="list topics by id, by share of the training tokens, or by coherence (needs --coherence)")
     s.add_argument("--json", action="store_true", help="print one JSON object: topics, shares, class topics, eta")
-    s.set_defaults(func=cmd_topics)
+    s.set_defaults(func=_run("show", "cmd_topics"))
 
-    g = sub.add_parser("plot", help="draw a saved model's training curves, topics, topics per class, "
-                                    "a map of documents, or its errors on labeled data (needs matplotlib)")
+
+def _plot(g: argparse.ArgumentParser) -> None:
+    from medlda.cli.show import PLOT_KINDS
+
     g.add_argument("--model", required=True, help=MODEL_HELP)
     g.add_argument("--kind", required=True, choices=PLOT_KINDS,
                    help="trace: training curves; topics: top words per topic; class-topics: the topics "
@@ -140,30 +176,46 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--seed", type=_non_negative_int, default=0, help="map: the embedding's random seed (default 0)")
     g.add_argument("--n-jobs", type=int, default=None,
                    help="cores for inference of --input documents (default: the model's n_jobs; -1 all cores)")
-    g.set_defaults(func=cmd_plot)
+    g.set_defaults(func=_run("show", "cmd_plot"))
 
-    d = sub.add_parser("demo", help="train and evaluate on data drawn from the model itself")
+
+def _demo(d: argparse.ArgumentParser) -> None:
+    from medlda.samplers import SAMPLERS
+
     d.add_argument("--docs", type=int_at_least(DEMO_MIN_DOCS, "a fifth of them is test data"), default=2000,
                    metavar="N",
                    help=f"documents to draw, at least {DEMO_MIN_DOCS}; 80%% train, 20%% test (default 2000)")
-    d.add_argument("--topics", type=int_at_least(2, "two classes need two topics"), default=10, metavar="K",
+    d.add_argument("--topics", "--n-components", dest="topics", type=int_at_least(2, "two classes need two topics"),
+                   default=10, metavar="K",
                    help="topics of the planted model and of the one trained, at least 2 (default 10)")
-    d.add_argument("--iters", type=_positive_int, default=100, help="training iterations (default 100)")
+    d.add_argument("--iters", "--max-iter", dest="iters", type=_positive_int, default=100,
+                   help="training iterations (default 100)")
     d.add_argument("--sampler", choices=[s for s in SAMPLERS if s != "blocked"], default="gibbs",
                    help="gibbs (exact; default) or light (LightMedLDA)")
     d.add_argument("--seed", type=_non_negative_int, default=0,
                    help="random seed of the drawn data and the training (default 0)")
     _output_args(d)
-    d.set_defaults(func=cmd_demo)
-    return p
+    d.set_defaults(func=_run("train", "cmd_demo"))
 
 
-def _model_command(sub, name: str, help: str, input_help: str, labels: str) -> argparse.ArgumentParser:
-    """A sub-command that applies a saved model (--model) to documents (--input)."""
-    p = sub.add_parser(name, help=help)
+# each sub-command: its help, and the function that adds its arguments
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "train": ("train a model; evaluate on --test if given", _train),
+    "predict": ("predict labels of documents with a saved model", _predict),
+    "evaluate": ("a saved model's errors on labeled documents, overall and per class", _evaluate),
+    "transform": ("each document's topic proportions under a saved model", _transform),
+    "info": ("what a saved model is: estimator, task, sizes, training and parameters", _info),
+    "topics": ("top words per topic and, for a supervised model, per class", _topics),
+    "plot": ("draw a saved model's training curves, topics, topics per class, a map of documents, or its errors "
+             "on labeled data (needs matplotlib)", _plot),
+    "demo": ("train and evaluate on data drawn from the model itself", _demo),
+}
+
+
+def _model_args(p: argparse.ArgumentParser, input_help: str, labels: str) -> None:
+    """The arguments of a sub-command that applies a saved model (--model) to documents (--input)."""
     p.add_argument("--model", required=True, help=MODEL_HELP)
     _data_args(p, "--input", required=True, help=input_help, labels=labels)
-    return p
 
 
 def _positive_int(text: str) -> int:

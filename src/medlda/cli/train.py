@@ -205,7 +205,7 @@ def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict, n_to
 def _train_summary(model, train: Corpus, args) -> dict:
     stats = model.fit_stats_
     result = {
-        "n_topics": model.n_topics, "n_iter": model.n_iter, "sampler": model.sampler,
+        "n_topics": model.n_components, "n_iter": model.max_iter, "sampler": model.sampler,
         "train_seconds": stats["train_seconds"], "compile_seconds": stats["compile_seconds"],
         "tokens_per_second": stats["tokens_per_second"], "n_train_docs": train.n_docs,
         "n_train_tokens": train.n_tokens, "n_words": train.n_words,
@@ -275,7 +275,7 @@ def cmd_demo(args) -> int:
         print(f"demo: {corpus.n_docs} documents drawn from a supervised topic model with "
               f"{args.topics} topics ({corpus.n_words} words, labels from a known classifier); "
               f"training on {train.n_docs}, testing on {test.n_docs}")
-    model = MedLDAClassifier(args.topics, c=1.0, margin=1.0, n_iter=args.iters, sampler=args.sampler,
+    model = MedLDAClassifier(args.topics, c=1.0, margin=1.0, max_iter=args.iters, sampler=args.sampler,
                              random_state=args.seed, verbose=int(show_progress(args)))
     model.fit(train, y[:n_train])
     result = _train_summary(model, train, args)

@@ -207,7 +207,7 @@ def _snapshot(where: Where, meta: dict, arrays: dict, shape: ChainShape) -> Snap
     """The checked arrays and metadata as a Snapshot."""
     iteration = meta["iteration"]
     if iteration > shape.n_iter:
-        raise where.fail(f"checkpoint is at iteration {iteration}, beyond n_iter={shape.n_iter}")
+        raise where.fail(f"checkpoint is at iteration {iteration}, beyond max_iter={shape.n_iter}")
     if len(meta["trace"]) != iteration:
         raise where.fail(f"the trace holds {len(meta['trace'])} iterations, the checkpoint is at {iteration}")
     z = check_array(where, "z", arrays["z"], kinds="iu", shape=(shape.n_tokens,), low=0, high=shape.n_topics - 1,
@@ -284,8 +284,8 @@ class Checkpoints:
         weight = None if supervision is None else supervision.loss.doc_weight
         if weight is not None:  # weighted documents are another task: resuming needs the same weights
             targets = np.column_stack([targets, weight])
-        shape = ChainShape(word_ids.size, max(1, -(-(doc_ptr.size - 1) // DOCS_PER_STREAM)), model.n_topics,
-                           None if supervision is None else supervision.eta.shape, model.n_iter)
+        shape = ChainShape(word_ids.size, max(1, -(-(doc_ptr.size - 1) // DOCS_PER_STREAM)), model.n_components,
+                           None if supervision is None else supervision.eta.shape, model.max_iter)
         return cls(path, every, resume, training_config(model, doc_ptr),
                    corpus_fingerprint(word_ids, doc_ptr, n_words, targets), shape)
 

@@ -147,10 +147,11 @@ def _rebuild(path: Path, meta: dict, arrays: dict):
     if meta["estimator"] == "MedLDAClassifier":
         labels = schema.classes(where, arrays["classes"], meta["multilabel"])
     n_sets = labels.size if meta.get("ovr") else 1  # one-vs-rest: C topic sets stacked
-    K = model.n_topics * n_sets
+    K = model.n_components * n_sets
     counts = schema.topic_word_counts(where, arrays["topic_word_counts"], K)
     model.topic_word_counts_ = counts
     model.n_features_in_ = counts.shape[1]
+    model.n_iter_ = model.max_iter  # every fit runs all its iterations
     model.vocabulary_ = schema.vocabulary(where, arrays.get("vocabulary"), counts.shape[1])
     model.fit_stats_ = meta["fit_stats"]
     model.trace_ = meta["trace"]

@@ -87,7 +87,8 @@ def expected_members(meta: dict) -> tuple[set, set]:
 def new_model(where: Where, cls: type, params: dict):
     """An estimator of ``cls`` with the file's parameters, each checked by its declaration, numbers
     finite and at most 2^53 in size, the seed an integer in [0, 2^128], and sweeps within
-    ``limits.SWEEPS``."""
+    ``limits.SWEEPS``. A parameter under its former name (``Param.former``) is read as its current one."""
+    params = _current_names(where, cls, params)
     try:
         model = cls(**params)
     except TypeError as exc:
@@ -105,9 +106,19 @@ def new_model(where: Where, cls: type, params: dict):
     seed = model.random_state
     if seed is not None and not SEED.test(seed):
         raise where.fail(f"params: random_state should be null or {SEED.phrase}, not {short(seed)}")
-    SWEEPS.check(model.n_iter, f"{where.path}: params n_iter")
+    SWEEPS.check(model.max_iter, f"{where.path}: params max_iter")
     SWEEPS.check(model.n_infer_burn + model.n_infer_avg, f"{where.path}: params n_infer_burn + n_infer_avg")
     return model
+
+
+def _current_names(where: Where, cls: type, params: dict) -> dict:
+    """``params`` with each former name (``Param.former``) replaced by its current one."""
+    former = {p.former: name for name, p in getattr(cls, "parameters", {}).items() if getattr(p, "former", None)}
+    out = {former.get(k, k): v for k, v in params.items()}
+    if len(out) < len(params):
+        both = sorted(k for k in params if k in former and former[k] in params)
+        raise where.fail(f"params name {both[0]!r} and {former[both[0]]!r}, two names of the same parameter")
+    return out
 
 
 def topic_word_counts(where: Where, counts: np.ndarray, n_topics: int) -> np.ndarray:

@@ -23,7 +23,8 @@ from medlda.engine.warmup import warm_up
 from medlda.evaluation.coherence import topic_coherence
 from medlda.io.model_file import register_estimator, save_model
 from medlda.models.labels import effective_jobs
-from medlda.models.params import Param, check_fit_size, check_param, make_init, params_doc, validate
+from medlda.models.params import Param, check_fit_size, check_param, params_doc, validate
+from medlda.models.signature import FormerName, current_names, make_init
 from medlda.samplers import make_sampler
 
 
@@ -56,8 +57,10 @@ class TopicModel(BaseEstimator):
     """Shared parameters, validation, training and inference of every topic-model estimator.
 
     A subclass declares its parameters once, as ``parameters`` (``medlda.models.params``): its
-    ``__init__`` (assign-only, keyword-only after n_topics), the Parameters section of its
-    docstring, its validation in ``fit`` and its command-line flags follow from them.
+    ``__init__`` (assign-only, keyword-only after n_components), the Parameters section of its
+    docstring, its validation in ``fit`` and its command-line flags follow from them. A former
+    parameter name (``Param.former``) is still accepted by ``__init__``, ``set_params`` and as an
+    attribute, with a FutureWarning (``medlda.models.signature``).
     """
 
     parameters: ClassVar[dict[str, Param]] = {}
@@ -66,6 +69,9 @@ class TopicModel(BaseEstimator):
         super().__init_subclass__(**kwargs)
         if "parameters" in cls.__dict__:
             cls.__init__ = make_init(cls.parameters)
+            for param in cls.parameters.values():
+                if param.former:
+                    setattr(cls, param.former, FormerName(param.former, param.name))
             cls.__doc__ = (cls.__doc__ or "").rstrip() + "\n\n" + params_doc(cls.parameters)
             register_estimator(cls)
 
@@ -78,6 +84,11 @@ class TopicModel(BaseEstimator):
         tags.input_tags.positive_only = True
         tags.input_tags.sparse = True
         return tags
+
+    def set_params(self, **params):
+        """Set parameters (scikit-learn's ``set_params``); a former name sets its current one, with
+        a FutureWarning."""
+        return super().set_params(**current_names(type(self).__name__, params, self.parameters))
 
     def _validate(self) -> None:
         """Check every declared parameter and how the fit runs; build the sampler."""
@@ -99,7 +110,7 @@ class TopicModel(BaseEstimator):
         return effective_jobs(getattr(self, "n_jobs", None), os.cpu_count() or 1)
 
     def _alpha(self) -> np.ndarray:
-        return np.full(self.n_topics, self.alpha_sum / self.n_topics)
+        return np.full(self.n_components, self.alpha_sum / self.n_components)
 
     def _fit_topics(self, corpus: Corpus, supervision: Supervision | None, rng, n_eta_keep: int = 0,
                     measure=None):
@@ -114,10 +125,10 @@ class TopicModel(BaseEstimator):
             raise NotImplementedError("held-out perplexity traces need backend='local'")
         compile_seconds = warm_up(sampler, 0 if supervision is None else supervision.targets.shape[1])
         checkpoints = Checkpoints.for_model(self, corpus.word_ids, corpus.doc_ptr, corpus.n_words, supervision)
-        bar = ProgressBar(self.n_iter, desc=type(self).__name__) if self.verbose else None
+        bar = ProgressBar(self.max_iter, desc=type(self).__name__) if self.verbose else None
         callbacks = [c for c in (checkpoints if checkpoints.every else None, bar) if c is not None]
-        chain = (corpus.word_ids, corpus.doc_ptr, corpus.n_words, self.n_topics, self._alpha(), self.beta, sampler)
-        loop = dict(n_iter=self.n_iter, n_eta_keep=n_eta_keep, rng=rng, measure=measure,
+        chain = (corpus.word_ids, corpus.doc_ptr, corpus.n_words, self.n_components, self._alpha(), self.beta, sampler)
+        loop = dict(n_iter=self.max_iter, n_eta_keep=n_eta_keep, rng=rng, measure=measure,
                     measure_log_joint=bool(self.trace or self.verbose), measure_every=getattr(self, "trace_every", 1),
                     callbacks=callbacks)
         # BLAS (the exact eta draws) gets the estimator's threads and no more: left at every core,
@@ -141,13 +152,14 @@ class TopicModel(BaseEstimator):
         self.n_features_in_ = corpus.n_words
         self.vocabulary_ = corpus.vocabulary if isinstance(self._fit_input, Corpus) else None
         self.trace_ = result.trace
+        self.n_iter_ = self.max_iter  # scikit-learn's name for the iterations run: no test stops a chain early
         self.log_joint_ = state.log_joint()
         self.fit_stats_ = {
             "train_seconds": result.seconds,
             "compile_seconds": compile_seconds,
             "n_tokens": corpus.n_tokens,
             "n_docs": corpus.n_docs,
-            "tokens_per_second": corpus.n_tokens * self.n_iter / max(result.seconds, 1e-12),
+            "tokens_per_second": corpus.n_tokens * self.max_iter / max(result.seconds, 1e-12),
             **result.stats,
         }
         self._phi_cache = None
@@ -199,7 +211,7 @@ class TopicModel(BaseEstimator):
         """Inferred normalized topic counts; an empty document gets the prior mean alpha / alpha_sum."""
         counts, lengths = self._doc_topic_counts(X)
         zbar = counts / np.maximum(lengths, 1)[:, None]
-        zbar[lengths == 0] = 1.0 / self.n_topics
+        zbar[lengths == 0] = 1.0 / self.n_components
         return zbar
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
@@ -211,8 +223,8 @@ class TopicModel(BaseEstimator):
         prefix = type(self).__name__.lower()
         subs = getattr(self, "estimators_", None)
         if subs:
-            return np.array([f"{prefix}_{c}_{k}" for c in self.classes_ for k in range(self.n_topics)], dtype=object)
-        return np.array([f"{prefix}{k}" for k in range(self.n_topics)], dtype=object)
+            return np.array([f"{prefix}_{c}_{k}" for c in self.classes_ for k in range(self.n_components)], dtype=object)
+        return np.array([f"{prefix}{k}" for k in range(self.n_components)], dtype=object)
 
     def top_words(self, n: int = 10, vocabulary=None, relevance: float = 1.0) -> list[list[str]]:
         """The ``n`` most probable words of each topic (``relevance`` < 1: the most relevant, see

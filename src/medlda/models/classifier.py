@@ -72,7 +72,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, TopicModel):
         multilabel = self.multilabel_
         self.c_ = loss.default_c(n_tasks) if self.c == "auto" else float(self.c)
         self.margin_ = loss.default_margin(n_tasks, multilabel) if self.margin == "auto" else float(self.margin)
-        self.positive_cost_ = (loss.default_positive_cost(n_tasks, multilabel, self.strategy == "ovr", self.n_topics)
+        self.positive_cost_ = (loss.default_positive_cost(n_tasks, multilabel, self.strategy == "ovr", self.n_components)
                                if self.positive_cost == "auto" else float(self.positive_cost))
 
     def _fit_one_vs_rest(self, corpus: Corpus, indicator: np.ndarray, weight: np.ndarray | None) -> None:
@@ -82,6 +82,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, TopicModel):
                          self.n_workers, self.ray_address)
         self._take_one_vs_rest(fitted)
         self.fit_stats_ = fitted.fit_stats
+        self.n_iter_ = self.max_iter
         self.n_features_in_ = corpus.n_words
         self.vocabulary_ = corpus.vocabulary if isinstance(self._fit_input, Corpus) else None
         for sub in self.estimators_:
@@ -109,7 +110,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, TopicModel):
         fitted = OneVsRest.from_stacked(self._binary_template(), self.topic_word_counts_, self.eta_samples_,
                                         ovr_seeds(self.random_state, self.eta_samples_.shape[1]))
         for sub in fitted.estimators:
-            sub.n_features_in_, sub.vocabulary_ = self.n_features_in_, self.vocabulary_
+            sub.n_features_in_, sub.vocabulary_, sub.n_iter_ = self.n_features_in_, self.vocabulary_, self.n_iter_
             sub.classes_, sub.multilabel_ = np.array([0, 1]), False
             sub.c_, sub.margin_, sub.positive_cost_ = self.c_, self.margin_, self.positive_cost_
         self._take_one_vs_rest(fitted)
@@ -159,9 +160,9 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, TopicModel):
         targets = loss.encode(indicator)
         truth = self._codes(indicator.astype(np.float64) - 0.5)
         supervision = Supervision(loss, targets, 1.0 / self.sigma2,
-                                  np.zeros((targets.shape[1], self.n_topics)),
+                                  np.zeros((targets.shape[1], self.n_components)),
                                   metric=lambda omega: subset_accuracy(self._codes(omega), truth))
-        state, result = self._fit_topics(corpus, supervision, rng, n_eta_keep=min(self.n_eta_avg, self.n_iter))
+        state, result = self._fit_topics(corpus, supervision, rng, n_eta_keep=min(self.n_eta_avg, self.max_iter))
         self.eta_samples_ = result.eta_samples
         self.train_accuracy_ = result.trace[-1]["train_accuracy"]
         return state

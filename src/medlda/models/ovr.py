@@ -35,7 +35,7 @@ class OneVsRest:
     @classmethod
     def stack(cls, estimators: list, **fitted) -> OneVsRest:
         """The stacked view of fitted binary models."""
-        n_tasks, n_topics = len(estimators), estimators[0].n_topics
+        n_tasks, n_topics = len(estimators), estimators[0].n_components
         counts = np.ascontiguousarray(np.concatenate([m.topic_word_counts_ for m in estimators]))
         eta = np.zeros((estimators[0].eta_samples_.shape[0], n_tasks, n_tasks * n_topics))
         for t, m in enumerate(estimators):
@@ -46,7 +46,7 @@ class OneVsRest:
     def from_stacked(cls, template, topic_word_counts: np.ndarray, eta_samples: np.ndarray,
                      seeds: list[int]) -> OneVsRest:
         """Binary models rebuilt from the stacked view (a model read from a file)."""
-        n_topics = template.n_topics
+        n_topics = template.n_components
         estimators = []
         for t, seed in enumerate(seeds):
             m = clone(template).set_params(random_state=seed)
@@ -97,7 +97,7 @@ def fit_ovr(template, fit_binary: Callable, corpus: Corpus, indicator: np.ndarra
         **({"n_workers": n_workers} if backend == "ray" else {"n_jobs": jobs}),
         "compile_seconds": max(m.fit_stats_["compile_seconds"] for m in estimators),
         "n_tokens": corpus.n_tokens, "n_docs": corpus.n_docs,
-        "tokens_per_second": corpus.n_tokens * template.n_iter * n_tasks / max(seconds, 1e-12),
+        "tokens_per_second": corpus.n_tokens * template.max_iter * n_tasks / max(seconds, 1e-12),
     }
     return OneVsRest.stack(estimators, fit_stats=stats, log_joint=float(sum(m.log_joint_ for m in estimators)),
                            train_omega=np.column_stack([o for _, o in out]))

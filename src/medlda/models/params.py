@@ -8,7 +8,6 @@ losses) are read when asked, so a registered sampler or loss is accepted everywh
 
 from __future__ import annotations
 
-import inspect
 import math
 import numbers
 import reprlib
@@ -136,6 +135,8 @@ class Param:
     help: str | None = None
     metavar: str | None = None
     note: str = ""  # said after a refused value
+    aliases: tuple[str, ...] = ()  # more flags for the same option
+    former: str | None = None  # a former name, still accepted with a FutureWarning (``models.signature``)
 
     def check(self, value: Any, owner: str | None = None) -> None:
         """Raise ValueError naming the parameter (and ``owner``, the estimator) unless ``value`` is
@@ -163,15 +164,18 @@ HUGE = 1e50
 _PRIOR_MASS = Number(1 / HUGE, high=HUGE)  # a Dirichlet mass: positive and normal (a subnormal one underflows)
 
 PARAMS: dict[str, Param] = {p.name: p for p in [
-    Param("n_topics", 20, _INT1, "int", "Number of topics K.", "--topics", metavar="K"),
+    Param("n_components", 20, _INT1, "int", "Number of topics K (scikit-learn's name, as in its "
+          "LatentDirichletAllocation).", "--topics", metavar="K", aliases=("--n-components",),
+          former="n_topics"),
     Param("alpha_sum", 6.4, _PRIOR_MASS, "float",
           "Total Dirichlet prior mass on a document's topics; alpha_k = alpha_sum / K.", "--alpha-sum",
           "sum of the Dirichlet prior on a document's topic proportions, alpha_sum / K per topic"),
     Param("beta", 0.01, _PRIOR_MASS, "float",
           "Symmetric Dirichlet prior of each topic's word distribution; smaller gives sparser topics.", "--beta"),
-    Param("n_iter", 50, _SWEEPS1, "int",
-          "Training iterations (one aux draw, one sweep over all tokens, one eta draw each).", "--iters",
-          "training iterations"),
+    Param("max_iter", 50, _SWEEPS1, "int",
+          "Training iterations (one aux draw, one sweep over all tokens, one eta draw each); all of them "
+          "run (no convergence test stops them early).", "--iters", "training iterations",
+          "N", aliases=("--max-iter",), former="n_iter"),
     Param("sampler", "gibbs", Options(lambda: tuple(REGISTRY)), "str",
           "'gibbs' is the exact collapsed sampler, O(K) per token: the reference. 'light' is LightMedLDA: "
           "Metropolis-Hastings with doc, word and exp proposals from alias tables, O(1) per token. "
@@ -316,8 +320,8 @@ REGRESSOR_PARAMS: dict[str, Param] = {
 }
 
 # groups of parameters, in the order the estimators' signatures list them
-PRIOR = ("n_topics", "alpha_sum", "beta")
-SAMPLING = ("n_iter", "sampler", "light_variant", "phi_every", "proposal", "n_mh")
+PRIOR = ("n_components", "alpha_sum", "beta")
+SAMPLING = ("max_iter", "sampler", "light_variant", "phi_every", "proposal", "n_mh")
 ETA = ("n_gibbs", "eta_draw", "n_eta_avg")
 INFERENCE = ("n_infer_burn", "n_infer_avg")
 RUN = ("trace", "random_state", "verbose", "checkpoint_every", "checkpoint_path", "resume", "backend",
@@ -344,29 +348,6 @@ def params_doc(params: dict[str, Param]) -> str:
     return "\n".join(lines)
 
 
-def make_init(params: dict[str, Param]) -> Callable[..., None]:
-    """An assign-only ``__init__`` taking ``params`` (the first positionally or by keyword, the rest
-    by keyword only) with their declared defaults; its signature is what scikit-learn's
-    ``get_params``, ``clone`` and ``repr`` read."""
-    first, *rest = params.values()
-    kind = inspect.Parameter
-    signature = inspect.Signature(
-        [kind("self", kind.POSITIONAL_OR_KEYWORD), kind(first.name, kind.POSITIONAL_OR_KEYWORD, default=first.default)]
-        + [kind(p.name, kind.KEYWORD_ONLY, default=p.default) for p in rest])
-
-    def __init__(self, *args, **kwargs) -> None:
-        try:
-            bound = signature.bind(self, *args, **kwargs)
-        except TypeError as exc:
-            raise TypeError(f"{type(self).__name__}: {exc}") from None
-        bound.apply_defaults()
-        for name in params:
-            setattr(self, name, bound.arguments[name])
-
-    __init__.__signature__ = signature  # type: ignore[attr-defined]
-    return __init__
-
-
 def check_param(value, name: str, kind, low=None, low_open=False) -> None:
     """Raise ValueError unless value is of ``kind`` (numbers.Integral or numbers.Real) and at least
     ``low`` (above it if ``low_open``): for arguments of methods, not estimator parameters."""
@@ -375,16 +356,16 @@ def check_param(value, name: str, kind, low=None, low_open=False) -> None:
 
 def check_fit_size(model, n_docs: int, n_words: int, n_tasks: int = 0) -> None:
     """Raise LimitError, before a fit allocates them, when an array the fit needs would hold more
-    cells than ``medlda.limits.CELLS`` allows: the topic-word counts (n_topics x n_words), the
-    document-topic counts (n_docs x n_topics) and, where eta is drawn exactly (sampler 'gibbs',
-    eta_draw='exact', the Ray backend), its statistics (tasks x n_topics x n_topics; one task per
-    one-vs-rest model). A large n_topics is a valid integer that no machine can fit."""
-    name, k = type(model).__name__, int(model.n_topics)
-    CELLS.check(k * int(n_words), f"{name} with n_topics={k} on {int(n_words):,} words (topics x words)")
-    CELLS.check(int(n_docs) * k, f"{name} with n_topics={k} on {int(n_docs):,} documents (documents x topics)")
+    cells than ``medlda.limits.CELLS`` allows: the topic-word counts (n_components x n_words), the
+    document-topic counts (n_docs x n_components) and, where eta is drawn exactly (sampler 'gibbs',
+    eta_draw='exact', the Ray backend), its statistics (tasks x n_components x n_components; one task
+    per one-vs-rest model). A large n_components is a valid integer that no machine can fit."""
+    name, k = type(model).__name__, int(model.n_components)
+    CELLS.check(k * int(n_words), f"{name} with n_components={k} on {int(n_words):,} words (topics x words)")
+    CELLS.check(int(n_docs) * k, f"{name} with n_components={k} on {int(n_docs):,} documents (documents x topics)")
     exact = (model.sampler == "gibbs" or getattr(model, "eta_draw", "auto") == "exact"
              or getattr(model, "backend", "local") == "ray")
     if n_tasks and exact:
         tasks = 1 if getattr(model, "strategy", "multitask") == "ovr" else int(n_tasks)
-        CELLS.check(tasks * k * k, f"{name} with n_topics={k} and {tasks} task{'s' * (tasks != 1)} "
+        CELLS.check(tasks * k * k, f"{name} with n_components={k} and {tasks} task{'s' * (tasks != 1)} "
                                           "(the exact eta draw's tasks x topics x topics statistics)")

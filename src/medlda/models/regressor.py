@@ -56,10 +56,10 @@ class MedLDARegressor(RegressorMixin, TransformerMixin, TopicModel):
         loss = self._make_loss()
         loss.doc_weight = weight
         targets = loss.encode(y - self.y_mean_)
-        supervision = Supervision(loss, targets, 1.0 / self.sigma2, np.zeros((1, self.n_topics)),
+        supervision = Supervision(loss, targets, 1.0 / self.sigma2, np.zeros((1, self.n_components)),
                                   metric=lambda omega: r2(targets[:, 0], omega[:, 0]))
         rng = np.random.default_rng(self.random_state)
-        _, result = self._fit_topics(corpus, supervision, rng, n_eta_keep=min(self.n_eta_avg, self.n_iter))
+        _, result = self._fit_topics(corpus, supervision, rng, n_eta_keep=min(self.n_eta_avg, self.max_iter))
         self.eta_samples_ = result.eta_samples
         self.train_score_ = result.trace[-1]["train_accuracy"]
         return self

@@ -88,7 +88,7 @@ def plot_trace(model, x: str = "iteration", ax=None) -> Figure:
     if subs:
         axes[-1].legend(fontsize=6, ncols=2 if len(subs) > 10 else 1, frameon=False)
     seconds = sum(trace[-1]["seconds"] for trace in traces.values() if trace)
-    axes[0].set_title(f"{type(model).__name__}, K = {model.n_topics}, {seconds:.1f} s", loc="left")
+    axes[0].set_title(f"{type(model).__name__}, K = {model.n_components}, {seconds:.1f} s", loc="left")
     return fig
 
 

@@ -30,7 +30,7 @@ def topic_lines(model, n_words: int = 10, coherence: tuple[str, np.ndarray] | No
     as (measure, values), and its ``n_words`` top words (``model.top_word_ids``: the most
     probable, or by ``relevance``); topics in ``order`` (ids), else by id. An empty topic says
     "(empty)" instead of its filler words."""
-    width = len(str(model.n_topics - 1))
+    width = len(str(model.n_components - 1))
     words, shares, empty = model.top_words(n_words, relevance=relevance), topic_shares(model), empty_topics(model)
     lines = []
     for k in range(len(words)) if order is None else order:
@@ -139,7 +139,7 @@ def model_summary(model, meta: dict) -> dict:
     if meta.get("environment"):  # older model files do not record it
         saved_by += " (" + ", ".join(f"{k} {v}" for k, v in meta["environment"].items()) + ")"
     out = {"estimator": meta["estimator"], "saved_by": saved_by,
-           "task": model_task(model), "n_topics": model.n_topics, "n_words": model.n_features_in_,
+           "task": model_task(model), "n_topics": model.n_components, "n_words": model.n_features_in_,
            "vocabulary": model.vocabulary_ is not None}
     if getattr(model, "estimators_", None):  # one-vs-rest: a topic set per class, stacked
         out["n_topic_sets"] = len(model.estimators_)
