@@ -65,7 +65,7 @@ def test_cli_predict_explain(tmp_path, capsys):
     ids, values = top_topics(model.decision_contributions(docs), 2)
     assert [[e["topic"] for e in row] for row in result["explanations"]] == ids.tolist()
     np.testing.assert_allclose([[e["contribution"] for e in row] for row in result["explanations"]], values)
-    assert result["explanations"][0][0]["words"] == model.top_words(5)[ids[0, 0]]
+    assert result["explanations"][0][0]["words"] == model.words_of(model.top_word_ids(5))[ids[0, 0]]
     assert len(result["proba"]) == 100
 
     out_file = tmp_path / "pred.tsv"

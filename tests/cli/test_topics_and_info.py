@@ -25,11 +25,11 @@ def test_topics_by_relevance(capsys, tmp_path, bow_files):
     fitted = load_model(model)
     code, out, _ = run(capsys, "topics", "--model", model, "--relevance", "0.3", "--json", "--coherence", test)
     result = json.loads(out)
-    assert result["topics"] == fitted.top_words(10, relevance=0.3) != fitted.top_words(10)
+    assert result["topics"] == fitted.words_of(fitted.top_word_ids(10, 0.3)) != fitted.words_of(fitted.top_word_ids(10))
     assert result["relevance"] == 0.3
     assert np.allclose(result["coherence"], fitted.coherence(_read(test, fitted), "npmi", 10, 0.3))
     code, out, _ = run(capsys, "topics", "--model", model, "--relevance", "0.3", "--top-words", "4")
-    assert "topic 0 (" in out and " ".join(fitted.top_words(4, relevance=0.3)[0]) in out
+    assert "topic 0 (" in out and " ".join(fitted.words_of(fitted.top_word_ids(4, 0.3))[0]) in out
     with pytest.raises(SystemExit):
         run(capsys, "topics", "--model", model, "--relevance", "1.5")
     assert "must be in [0, 1], got 1.5" in capsys.readouterr().err
@@ -104,7 +104,7 @@ def test_info_says_what_a_saved_model_is(capsys, tmp_path, bow_files):
     assert info["params"] == json.loads(json.dumps(fitted.get_params()))
     assert info["train_accuracy"] == fitted.train_accuracy_
     code, out, _ = run(capsys, "info", "--model", model)
-    assert "estimator: MedLDAClassifier" in out and "classes: 3: 0, 1, 2" in out and "strategy=ovr" in out
+    assert "estimator: MedLDAClassifier" in out and "classes (3): 0, 1, 2" in out and "strategy=ovr" in out
     train, _ = bow_files
     lda = tmp_path / "lda.npz"
     run(capsys, "train", "--train", train, "--unsupervised", "--out", lda, "--quiet", *FAST)

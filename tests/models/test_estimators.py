@@ -105,7 +105,7 @@ def test_pipeline_clone_and_cross_validation():
     assert twin.get_params() == est.get_params() and twin is not est
     fitted = pipe.fit(texts, labels)
     words = fitted[-1].top_words(3, vocabulary=fitted[0].get_feature_names_out())
-    assert {w for topic in words for w in topic} <= set(fitted[0].get_feature_names_out())
+    assert {w for topic in words for w, _ in topic} <= set(fitted[0].get_feature_names_out())
     with pytest.raises(ValueError, match="vocabulary has 2 words"):
         fitted[-1].top_words(3, vocabulary=["a", "b"])
     with pytest.raises(ValueError, match=r"The 'n \(words per topic\)' parameter must be an int in the range \[1, inf\)\. Got -3 instead"):
@@ -129,7 +129,7 @@ def test_lda_transform_perplexity_and_log_joint(planted):
     theta = long.transform(test)
     assert theta.shape == (500, 6) and np.allclose(theta.sum(1), 1.0)
     assert len(long.top_words(5)) == 6 and all(len(t) == 5 for t in long.top_words(5))
-    assert long.top_words(1)[0][0].startswith("t")
+    assert long.top_words(1)[0][0][0].startswith("t")
 
 
 def test_top_words_by_relevance():
@@ -150,7 +150,7 @@ def test_top_words_by_relevance():
                 score[w] = lam * np.log(phi[k, w]) + (1 - lam) * np.log(phi[k, w] / p_w)
             expected.append(sorted(range(5), key=lambda w: -score[w])[:3])
         assert model.top_word_ids(3, relevance=lam).tolist() == expected
-    assert model.top_words(1, relevance=0.0) == [["b"], ["d"]]  # not 'a', which both topics hold
+    assert model.top_words(1, relevance=0.0) == [[("b", phi[0, 1])], [("d", phi[1, 3])]]  # not 'a', in both
     for bad in (1.5, -0.1, "0.6", True):
         with pytest.raises(ValueError, match="relevance must be a number in \\[0, 1\\]"):
             model.top_word_ids(3, relevance=bad)

@@ -53,7 +53,7 @@ def test_class_topics_bars_are_the_eta_weights_with_top_words(three_classes):
     panels = _visible(fig)
     weights = class_topic_weights(model, 2)
     assert [a.get_title(loc="left") for a in panels] == [f"class {c}" for c in weights]
-    words = model.top_words(3)
+    words = model.words_of(model.top_word_ids(3))
     for a, weighted in zip(panels, weights.values()):
         assert [bar.get_width() for bar in a.patches] == pytest.approx([w for _, w in weighted])
         labels = [t.get_text() for t in a.get_yticklabels()]
@@ -68,14 +68,14 @@ def test_topics_bars_are_the_top_word_probabilities(three_classes):
     phi = model.topic_word_
     for a, k in zip(panels, (4, 1)):
         assert [bar.get_width() for bar in a.patches] == pytest.approx(np.sort(phi[k])[::-1][:5])
-        assert [t.get_text() for t in a.get_yticklabels()] == model.top_words(5)[k]
+        assert [t.get_text() for t in a.get_yticklabels()] == model.words_of(model.top_word_ids(5))[k]
     with pytest.raises(ValueError, match=r"topics \[6\] out of range"):
         plots.plot_topics(model, [6])
     fig = plots.plot_topics(model, [4], n_words=5, relevance=0.0)  # the words by relevance, bars their phi
     (a,) = _visible(fig)
     ids = model.top_word_ids(5, relevance=0.0)[4]
     shown = [t.get_text() for t in a.get_yticklabels()]
-    assert shown == model.top_words(5, relevance=0.0)[4] != model.top_words(5)[4]
+    assert shown == model.words_of(ids[None])[0] != model.words_of(model.top_word_ids(5))[4]
     assert [bar.get_width() for bar in a.patches] == pytest.approx(phi[4, ids])
 
 
@@ -132,7 +132,7 @@ def test_explanation_bars_are_the_documents_topic_parts(three_classes):
     (a,) = _visible(fig)
     order = np.argsort(-np.abs(parts), kind="stable")[:4]
     assert np.allclose([bar.get_width() for bar in a.patches], parts[order])
-    words = model.top_words(3)
+    words = model.words_of(model.top_word_ids(3))
     assert [t.get_text() for t in a.get_yticklabels()] == [f"{k}: {' '.join(words[k])}" for k in order]
     greens = [bar.get_facecolor() == matplotlib.colors.to_rgba("tab:green") for bar in a.patches]
     assert greens == [v > 0 for v in parts[order]]

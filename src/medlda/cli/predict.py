@@ -196,7 +196,7 @@ def _explanations(model, zbar: np.ndarray, pred: np.ndarray, n: int, task: str) 
     from medlda.evaluation.explain import top_topics
     from medlda.reporting.reports import explanation_cell, explanation_json
 
-    words = model.top_words(5)  # once: a sort of every topic's words
+    words = model.words_of(model.top_word_ids(5))  # once: a sort of every topic's words
 
     def explained(ids, values, signed: bool):
         for i, v in zip(ids, values):

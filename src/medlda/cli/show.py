@@ -25,10 +25,10 @@ PLOT_KINDS = ["trace", "topics", "class-topics", "map", "confusion", "prediction
 
 def cmd_info(args) -> int:
     from medlda.io.model_file import load_with_metadata
-    from medlda.reporting.reports import model_summary, summary_lines
+    from medlda.reporting.reports import model_summary
 
-    summary = {"model": args.model, **model_summary(*load_with_metadata(args.model))}
-    print(json.dumps(summary) if args.json else "\n".join(summary_lines(summary)))
+    summary = model_summary(*load_with_metadata(args.model), path=args.model)
+    print(json.dumps(summary) if args.json else summary)
     return 0
 
 

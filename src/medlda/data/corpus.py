@@ -13,6 +13,7 @@ from sklearn.model_selection import train_test_split
 
 from medlda.data.corpus_files import NPY_FORMAT, NPY_META, read_corpus_folder
 from medlda.data.text import make_vectorizer
+from medlda.data.tokens import is_token_lists, not_documents, token_arrays
 from medlda.exceptions import InputFormatError
 from medlda.io.atomic import atomic_write, atomic_write_text
 
@@ -120,6 +121,19 @@ class Corpus:
         vectorizer = make_vectorizer() if vectorizer is None else vectorizer
         X = vectorizer.fit_transform(list(texts))
         return cls.from_sparse(X, vectorizer.get_feature_names_out(), labels=labels)
+
+    @classmethod
+    def from_tokens(cls, docs: Sequence[Sequence[str]], vocabulary: Sequence[str] | None = None,
+                    labels: Sequence | None = None) -> "Corpus":
+        """Build from documents as lists of tokens (word strings already split). The words are the
+        documents' own, sorted, or ``vocabulary``'s (e.g. a fitted model's ``vocabulary_``: tokens
+        it lacks are dropped, as ``to_vocabulary`` drops them); each document's tokens are ordered
+        by word id, so the corpus is the one its count matrix gives."""
+        tokens, doc_ptr = token_arrays(docs)
+        words, ids = np.unique(tokens, return_inverse=True)
+        ids = ids[np.lexsort((ids, np.repeat(np.arange(doc_ptr.size - 1), np.diff(doc_ptr))))]
+        corpus = cls(ids, doc_ptr, words, _as_label_tuples(labels, doc_ptr.size - 1))
+        return corpus if vocabulary is None else corpus.to_vocabulary(vocabulary)
 
     def to_sparse(self) -> sp.csr_matrix:
         """The document-term count matrix (D x V, CSR, int64 counts)."""
@@ -314,17 +328,24 @@ TEXT_NOT_COUNTS = ("X holds text, not word counts: turn texts into counts first,
 
 def count_matrix_shape(X) -> tuple[int, int]:
     """(documents, words) of a count matrix, Corpus or 2-d array, refusing text and other shapes
-    by name (cheap: no conversion of a sparse matrix or a Corpus)."""
+    by name (cheap: no conversion of a sparse matrix or a Corpus); lists of tokens have their
+    distinct words."""
     if isinstance(X, Corpus):
         return X.n_docs, X.n_words
     if sp.issparse(X):
         return X.shape
-    arr = np.asarray(X)
+    if is_token_lists(X):
+        return len(X), len({word for doc in X for word in doc})
+    try:
+        arr = np.asarray(X)
+    except ValueError:  # rows of unequal lengths
+        raise ValueError(not_documents(X)) from None
     if arr.dtype.kind in "USO" and any(isinstance(v, (str, bytes)) for v in arr.ravel()[:100]):
         raise ValueError(TEXT_NOT_COUNTS)
     if arr.ndim != 2:
         one = " (one document: Reshape your data with X.reshape(1, -1))" if arr.ndim == 1 else ""
-        raise ValueError(f"expected a 2-d document-term count matrix (documents x words), got shape {arr.shape}{one}")
+        raise ValueError(not_documents(X) if arr.ndim > 2 else
+                         f"expected a 2-d document-term count matrix (documents x words), got shape {arr.shape}{one}")
     if arr.shape[0] == 0:  # scikit-learn's wording, which its estimator checks look for
         raise ValueError(f"Found array with 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required: "
                          "the document-term matrix has no documents (rows)")

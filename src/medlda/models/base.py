@@ -14,6 +14,7 @@ from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from medlda.data.corpus import Corpus, check_count_matrix, is_id_vocabulary
+from medlda.data.tokens import is_token_lists
 from medlda.engine.checkpoint import Checkpoints, check_run_params
 from medlda.engine.local import LocalBackend
 from medlda.engine.loop import Supervision, train
@@ -25,16 +26,24 @@ from medlda.io.model_file import register_estimator, save_model
 from medlda.models.labels import effective_jobs
 from medlda.models.params import Param, check_fit_size, check_param, params_doc, validate
 from medlda.models.signature import FormerName, current_names, make_init
+from medlda.reporting.reports import Summary, model_summary
 from medlda.samplers import make_sampler
 
 
 def as_corpus(X, n_features: int | None = None, vocabulary: np.ndarray | None = None,
                name: str = "the model") -> Corpus:
-    """X (Corpus, sparse or dense counts) as a Corpus over the model's words. A Corpus with words
-    of its own, given the model's ``vocabulary``, is mapped onto it by word (``Corpus.to_vocabulary``:
-    unknown words dropped and counted, documents kept in order; the same vocabulary costs no
-    copy), since its word ids mean nothing to the model otherwise. A matrix, or a corpus or model
-    without words (column numbers only), must have the model's number of words (``n_features``)."""
+    """X (Corpus, sparse or dense counts, lists of tokens) as a Corpus over the model's words. A
+    Corpus with words of its own, given the model's ``vocabulary``, is mapped onto it by word
+    (``Corpus.to_vocabulary``: unknown words dropped and counted, documents kept in order; the same
+    vocabulary costs no copy), since its word ids mean nothing to the model otherwise; so are lists
+    of tokens (``Corpus.from_tokens``), which for a fit bring their own words. A matrix, or a corpus
+    or model without words (column numbers only), must have the model's number of words
+    (``n_features``)."""
+    if is_token_lists(X):
+        if n_features is not None and (vocabulary is None or is_id_vocabulary(vocabulary)):
+            raise ValueError(f"X is lists of tokens, but {name} was fitted on a count matrix without words: give it "
+                             "counts over the same columns, or fit it on a Corpus or on lists of tokens")
+        return Corpus.from_tokens(X, vocabulary)
     if (isinstance(X, Corpus) and vocabulary is not None and not is_id_vocabulary(vocabulary)
             and not is_id_vocabulary(X.vocabulary)):
         return X.to_vocabulary(vocabulary)
@@ -226,12 +235,17 @@ class TopicModel(BaseEstimator):
             return np.array([f"{prefix}_{c}_{k}" for c in self.classes_ for k in range(self.n_components)], dtype=object)
         return np.array([f"{prefix}{k}" for k in range(self.n_components)], dtype=object)
 
-    def top_words(self, n: int = 10, vocabulary=None, relevance: float = 1.0) -> list[list[str]]:
-        """The ``n`` most probable words of each topic (``relevance`` < 1: the most relevant, see
-        ``top_word_ids``). Words come from ``vocabulary`` (e.g. a pipeline's
-        ``CountVectorizer().get_feature_names_out()``), else from the fitted Corpus, else word ids
-        are given as text."""
-        return self.words_of(self.top_word_ids(n, relevance), vocabulary)
+    def top_words(self, n: int = 10, vocabulary=None, relevance: float = 1.0) -> list[list[tuple[str, float]]]:
+        """The ``n`` most probable words of each topic as (word, weight) pairs, the weight the word's
+        probability in the topic, phi_kw (``topic_word_``), as gensim's ``show_topic`` gives them;
+        ``relevance`` < 1 picks and orders the most relevant instead (see ``top_word_ids``), still
+        weighed by probability. Words come from ``vocabulary`` (e.g. a pipeline's
+        ``CountVectorizer().get_feature_names_out()``), else from the words the model was fitted on
+        (a Corpus, lists of tokens), else word ids are given as text. For words alone:
+        ``words_of(top_word_ids(n))``."""
+        ids = self.top_word_ids(n, relevance)
+        weights = np.take_along_axis(self.topic_word_, ids, axis=1)
+        return [list(zip(words, row.tolist())) for words, row in zip(self.words_of(ids, vocabulary), weights)]
 
     def words_of(self, ids: np.ndarray, vocabulary=None) -> list[list[str]]:
         """Rows of word ids (``top_word_ids``) as words of ``vocabulary``, else of the fitted
@@ -269,6 +283,14 @@ class TopicModel(BaseEstimator):
         documents). See ``medlda.evaluation.coherence``."""
         return topic_coherence(self.top_word_ids(n_words, relevance), self._input_corpus(X), measure)
 
+    def summary(self) -> Summary:
+        """What this fitted model is, in words, as ``medlda info`` says it of a saved one: estimator
+        and task, topics and words, what it was trained on and how, training accuracy, c and the
+        margin explained, and every parameter. A dict of those fields (the keys of ``medlda info
+        --json``) that prints, and shows in a notebook, as that text."""
+        check_is_fitted(self, "topic_word_counts_")
+        return model_summary(self)
+
     def save(self, path) -> None:
         """Write the fitted model to one file (arrays + JSON metadata, no pickle), atomically."""
         save_model(self, path)
@@ -277,8 +299,8 @@ class TopicModel(BaseEstimator):
 def fit_corpus(model: TopicModel, X, y=None, weight: np.ndarray | None = None):
     """The training corpus without empty documents, and y and the document weights to match.
     Skipping changes what the model is fitted on, so it warns (the count is ``n_empty_skipped_``)."""
-    model._fit_input = X
     corpus = as_corpus(X)
+    model._fit_input = corpus if is_token_lists(X) else X  # token lists bring their words, as a Corpus does
     keep = corpus.doc_lengths > 0
     model.n_empty_skipped_ = n = int((~keep).sum())
     if not keep.any():

@@ -29,7 +29,8 @@ class LDA(TransformerMixin, TopicModel):
         rng = np.random.default_rng(self.random_state)
         measure = None
         if heldout is not None:
-            held = as_corpus(heldout, corpus.n_words, corpus.vocabulary if isinstance(X, Corpus) else None)
+            words = corpus.vocabulary if isinstance(self._fit_input, Corpus) else None
+            held = as_corpus(heldout, corpus.n_words, words)
             measure = HeldoutPerplexity(held.word_ids, held.doc_ptr, self._make_sampler(), self.n_infer_burn,
                                         self.n_infer_avg, rng.spawn(1)[0])
         self._fit_topics(corpus, None, rng, measure=measure)

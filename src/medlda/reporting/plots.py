@@ -122,7 +122,7 @@ def plot_class_topics(model, n_topics: int = 3, n_words: int = 5, vocabulary=Non
     if not hasattr(model, "eta_samples_"):
         raise ValueError("an unsupervised LDA has no classifier weights: use plot_topics")
     weights = class_topic_weights(model, n_topics)
-    words = model.top_words(n_words, vocabulary, relevance)
+    words = model.words_of(model.top_word_ids(n_words, relevance), vocabulary)
     fig, axes = _panels(ax, len(weights), ncols=2, panel_size=(6.5, 0.45 * n_topics + 1.0))
     for a, (label, weighted) in zip(axes, weights.items()):
         ks = [k for k, _ in weighted]
@@ -162,7 +162,7 @@ def plot_explanation(model, X, doc: int = 0, n_topics: int = 8, n_words: int = 5
         parts = model.contributions_from_topics(zbar)[doc]
         title = f"document {doc}: predicted {model.predict_from_topics(zbar)[doc]:.4g} (mean {model.y_mean_:.4g})"
     ids, values = top_topics(parts[None, :], n_topics, absolute=True)
-    words = model.top_words(n_words, vocabulary)
+    words = model.words_of(model.top_word_ids(n_words), vocabulary)
     fig, (a,) = _panels(ax, 1, panel_size=(7.0, 0.4 * ids.shape[1] + 1.2))
     a.barh(np.arange(ids.shape[1]), values[0], color=["tab:green" if v > 0 else "tab:red" for v in values[0]])
     a.set_yticks(np.arange(ids.shape[1]), [f"{k}: {' '.join(words[k])}" for k in ids[0]], fontsize=8)

@@ -31,7 +31,8 @@ def topic_lines(model, n_words: int = 10, coherence: tuple[str, np.ndarray] | No
     probable, or by ``relevance``); topics in ``order`` (ids), else by id. An empty topic says
     "(empty)" instead of its filler words."""
     width = len(str(model.n_components - 1))
-    words, shares, empty = model.top_words(n_words, relevance=relevance), topic_shares(model), empty_topics(model)
+    words = model.words_of(model.top_word_ids(n_words, relevance))
+    shares, empty = topic_shares(model), empty_topics(model)
     lines = []
     for k in range(len(words)) if order is None else order:
         score = f", {coherence[0]} {coherence[1][k]:+.3f}" if coherence is not None else ""
@@ -83,7 +84,7 @@ def class_topic_lines(model, n_topics: int = 3, n_words: int = 8, relevance: flo
     """For each class, the topics whose classifier weight favours it most, with weights and words
     (``class_topic_weights``: no empty topics), under a heading; a regressor's, the
     topics that raise the response and those that lower it."""
-    words = model.top_words(n_words, relevance=relevance)
+    words = model.words_of(model.top_word_ids(n_words, relevance))
     lines = ["topics that weigh most for each class:"] if hasattr(model, "classes_") else []
     for label, weighted in class_topic_weights(model, n_topics).items():
         lines.append(_class_heading(model, label))
@@ -102,7 +103,7 @@ def _class_heading(model, label) -> str:
 
 def topics_json(model, n_words: int = 10, n_class_topics: int = 3, relevance: float = 1.0) -> dict:
     """The same reports as JSON-ready data."""
-    out = {"topics": model.top_words(n_words, relevance=relevance), "topic_shares": topic_shares(model).tolist(),
+    out = {"topics": model.words_of(model.top_word_ids(n_words, relevance)), "topic_shares": topic_shares(model).tolist(),
            "relevance": relevance}
     if hasattr(model, "eta_samples_"):
         out["class_topics"] = {str(c): t for c, t in model.class_topics(n_class_topics).items()}
@@ -131,21 +132,39 @@ def proportion_lines(theta: np.ndarray, top: int | None = None) -> list[str]:
     return [" ".join(f"{k}:{v:.4g}" for k, v in zip(ids, values)) for ids, values in zip(*top_topics(theta, top))]
 
 
-def model_summary(model, meta: dict) -> dict:
-    """What a saved model is (``medlda info``): estimator, task, sizes, how and on what it was
-    trained, and every parameter; ``meta`` is the file's metadata (``medlda.io.model_file.load_with_metadata``)."""
-    stats = model.fit_stats_
-    saved_by = f"medlda {meta.get('medlda_version')}"
-    if meta.get("environment"):  # older model files do not record it
-        saved_by += " (" + ", ".join(f"{k} {v}" for k, v in meta["environment"].items()) + ")"
-    out = {"estimator": meta["estimator"], "saved_by": saved_by,
-           "task": model_task(model), "n_topics": model.n_components, "n_words": model.n_features_in_,
-           "vocabulary": model.vocabulary_ is not None}
+class Summary(dict):
+    """What a fitted model is (``model_summary``): a dict of its fields, as ``medlda info --json``
+    prints them, that prints, and shows in a notebook, as the text of ``medlda info``."""
+
+    def __str__(self) -> str:
+        return "\n".join(summary_lines(self))
+
+    __repr__ = __str__
+
+
+def model_summary(model, meta: dict | None = None, path=None) -> Summary:
+    """What a fitted model is (``medlda info``, ``model.summary()``): estimator, task, sizes, how
+    and on what it was trained, and every parameter; ``meta`` is the metadata of the file it was
+    read from (``medlda.io.model_file.load_with_metadata``) and ``path`` that file, if any."""
+    stats = getattr(model, "fit_stats_", {})
+    out = Summary({"model": str(path)} if path is not None else {})
+    out["estimator"] = meta["estimator"] if meta else type(model).__name__
+    if meta:
+        saved_by = f"medlda {meta.get('medlda_version')}"
+        if meta.get("environment"):  # older model files do not record it
+            saved_by += " (" + ", ".join(f"{k} {v}" for k, v in meta["environment"].items()) + ")"
+        out["saved_by"] = saved_by
+    out.update(task=model_task(model), n_topics=model.n_components, n_words=model.n_features_in_,
+               vocabulary=model.vocabulary_ is not None)
     if getattr(model, "estimators_", None):  # one-vs-rest: a topic set per class, stacked
         out["n_topic_sets"] = len(model.estimators_)
+    if out["task"] != "unsupervised":
+        out["loss"] = model.loss
     if hasattr(model, "classes_"):
         out["classes"] = [str(c) for c in model.classes_]
         out.update(c=model.c_, margin=model.margin_)  # as resolved from "auto"
+    elif out["task"] == "regression":
+        out["c"] = float(model.c)
     for key in ("label_column", "n_docs", "n_tokens", "train_seconds", "tokens_per_second"):
         if key in stats:
             out[key] = stats[key]
@@ -156,17 +175,62 @@ def model_summary(model, meta: dict) -> dict:
     return out
 
 
+TASKS_IN_WORDS = {"unsupervised": "an unsupervised topic model (LDA)",
+                  "classification": "a supervised topic model for classification, one label per document",
+                  "multilabel": "a supervised topic model for multi-label classification, any labels per document",
+                  "regression": "a supervised topic model for regression, a number per document"}
+LOSSES_IN_WORDS = {"hinge": "hinge loss (Gibbs MedLDA)", "logistic": "logistic loss (gSLDA)",
+                   "epsilon": "epsilon-insensitive loss (MedLDA regression)", "squared": "squared loss (sLDA)"}
+
+
 def summary_lines(summary: dict) -> list[str]:
-    """``model_summary`` as text: one ``what: value`` line each, parameters on the last."""
-    shown = {k: v for k, v in summary.items() if k != "params"}
-    if "classes" in shown:
-        names = shown["classes"]
-        shown["classes"] = f"{len(names)}: " + ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
-    for key in ("train_seconds", "tokens_per_second", "train_accuracy", "train_r2", "log_joint"):
-        if key in shown:
-            shown[key] = f"{shown[key]:.4g}"
-    lines = [f"{k.replace('_', ' ')}: {v}" for k, v in shown.items()]
-    return lines + ["params: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["params"].items()))]
+    """``model_summary`` in words, one ``what: value`` line each, c and the margin explained, the
+    parameters on the last line."""
+    s, params = summary, summary["params"]
+    task = s["task"]
+    loss = f"; {LOSSES_IN_WORDS.get(s['loss'], s['loss'] + ' loss')}" if "loss" in s else ""
+    lines = [f"model file: {s['model']}"] if "model" in s else []
+    lines.append(f"estimator: {s['estimator']}, {TASKS_IN_WORDS.get(task, task)}{loss}")
+    sets = f", one set per class ({s['n_topic_sets']} sets, trained apart)" if "n_topic_sets" in s else ""
+    lines.append(f"topics: {s['n_topics']}{sets}")
+    lines.append(f"words: {s['n_words']:,} " + ("(the vocabulary is stored: new documents are matched to it word by word)"
+                                                if s["vocabulary"] else "(no vocabulary: new documents must be counts "
+                                                                        "over the same columns)"))
+    if "n_docs" in s:
+        column = f", labels from the column {s['label_column']!r}" if s.get("label_column") else ""
+        lines.append(f"trained on: {s['n_docs']:,} documents, {s.get('n_tokens', 0):,} tokens{column}")
+    run = f"training: {params.get('max_iter')} iterations of the {params.get('sampler')} sampler"
+    if "train_seconds" in s:
+        run += f" in {s['train_seconds']:.4g} s ({s.get('tokens_per_second', 0):,.0f} tokens per second)"
+    lines.append(run)
+    if "classes" in s:
+        names = s["classes"]
+        lines.append(f"classes ({len(names)}): " + ", ".join(names[:12]) + (", ..." if len(names) > 12 else ""))
+    if "train_accuracy" in s:
+        lines.append(f"accuracy on the training documents: {s['train_accuracy']:.4g}")
+    if "train_r2" in s:
+        lines.append(f"R^2 on the training documents: {s['train_r2']:.4g}")
+    lines += _constants_in_words(s, params)
+    if "log_joint" in s:
+        lines.append(f"log joint probability of the training words and topics: {s['log_joint']:.6g}")
+    if "saved_by" in s:
+        lines.append(f"saved by: {s['saved_by']}")
+    return lines + ["parameters: " + ", ".join(f"{k}={v}" for k, v in sorted(params.items()))]
+
+
+def _constants_in_words(s: dict, params: dict) -> list[str]:
+    """c, the margin and epsilon, each with what it does."""
+    what = "labels" if "classes" in s else "responses"
+    lines = []
+    if "c" in s:
+        lines.append(f"c: {s['c']:.4g}, how much the {what} weigh against the words (the regularization constant: "
+                     f"larger fits the training {what} more closely, at the cost of topics that explain the words)")
+    if "margin" in s and s.get("loss") == "hinge":
+        lines.append(f"margin: {s['margin']:.4g}, how far the right class's score must lead every other before the "
+                     "hinge loss leaves a training document alone (wider asks for more confident topics)")
+    if s.get("loss") == "epsilon":
+        lines.append(f"epsilon: {params.get('epsilon')}, the error within which a prediction costs nothing")
+    return lines
 
 
 def evaluation_lines(report: dict, confusion: bool = False) -> list[str]:
