@@ -15,6 +15,7 @@ from sklearn.base import clone
 from files import make_folder, make_tar
 from medlda.data.corpus import Corpus
 from medlda.data.readers import (
+    FilesSkippedWarning,
     guess_format,
     read_bow,
     read_corpus,
@@ -297,7 +298,8 @@ FOLDER = {
 
 def test_read_text_folder_sorted_by_label_then_name(tmp_path):
     root = make_folder(tmp_path / "corpus", {**FOLDER, "README": "not a document", "sport/.hidden": "x"})
-    texts, labels, names = read_text_folder(root)
+    with pytest.warns(FilesSkippedWarning, match="1 files outside a label folder"):
+        texts, labels, names = read_text_folder(root)
     assert labels == ["politics"] * 3 + ["sport"] * 2
     assert names == ["politics/c.txt", "politics/d.txt", "politics/e.txt", "sport/a.txt", "sport/b.txt"]
     assert texts[4] == "goal goal match team"
