@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 
 from medlda import LDA, MedLDAClassifier
 from medlda.data.synthetic import make_supervised_corpus
@@ -22,6 +21,7 @@ from medlda.engine import checkpoint
 from medlda.engine.checkpoint import CheckpointError
 from medlda.exceptions import MedLDAError
 from medlda.models import base
+from npz_fuzz import mutations
 
 K, N_ITER = 5, 4
 SETTINGS = dict(max_iter=N_ITER, sampler="light", light_variant="collapsed", random_state=1, checkpoint_every=2)
@@ -243,63 +243,6 @@ def test_unsupervised_checkpoint_must_hold_no_eta(tmp_path, small):
 
 
 # ---- fuzz ------------------------------------------------------------------------------------
-
-JSON = st.recursive(st.none() | st.booleans() | st.integers(-2 ** 70, 2 ** 70) | st.floats() | st.text(max_size=8),
-                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-                    max_leaves=12)
-DTYPES = st.sampled_from([np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint64,
-                          np.float32, np.float64, np.complex64, "<U3", ">i4", ">f8"])
-
-
-@st.composite
-def new_array(draw, like: np.ndarray) -> np.ndarray:
-    """``like`` with a few entries changed (a large integer array), an array of its dtype and
-    shape with other values, or of a random dtype and shape."""
-    if like.size > 64 and like.dtype.kind in "iu" and draw(st.booleans()):
-        value = like.copy()
-        info = np.iinfo(like.dtype)
-        for i in draw(st.lists(st.integers(0, value.size - 1), min_size=1, max_size=3)):
-            value.flat[i] = draw(st.integers(int(info.min), int(info.max)))
-        return value
-    if draw(st.booleans()):
-        dtype, shape = like.dtype, like.shape
-    else:
-        dtype = np.dtype(draw(DTYPES))
-        shape = draw(st.sampled_from([like.shape, like.shape[:-1], (0,), (3,), (2, 2)]))
-    return draw(hnp.arrays(dtype, shape, elements=None if dtype.kind in "bU" else hnp.from_dtype(dtype)))
-
-
-@st.composite
-def mutations(draw, arrays: dict, meta: dict, raw: bytes):
-    """(kind, bytes of the mutated file): bytes flipped or cut, a member replaced, dropped or
-    changed in a few entries, or a metadata field replaced, dropped or added."""
-    kind = draw(st.sampled_from(["flip", "truncate", "array", "drop", "field", "metadata"]))
-    if kind == "flip":
-        data = bytearray(raw)
-        for pos, bits in draw(st.lists(st.tuples(st.integers(0, len(raw) - 1), st.integers(1, 255)), min_size=1,
-                                       max_size=8)):
-            data[pos] ^= bits
-        return kind, bytes(data)
-    if kind == "truncate":
-        return kind, raw[:draw(st.integers(0, len(raw) - 1))]
-    new_arrays, new_meta = dict(arrays), json.loads(json.dumps(meta))
-    name = draw(st.sampled_from(sorted(arrays)))
-    if kind == "array":
-        new_arrays[name] = draw(new_array(arrays[name]))
-    elif kind == "drop":
-        del new_arrays[name]
-    elif kind == "field":
-        field = draw(st.sampled_from(sorted(meta) + ["surprise"]))
-        if draw(st.booleans()):
-            new_meta[field] = draw(JSON)
-        else:
-            new_meta.pop(field, None)
-    else:
-        new_meta = draw(JSON)
-    buffer = io.BytesIO()
-    np.savez(buffer, __metadata__=np.frombuffer(json.dumps(new_meta).encode(), np.uint8), **new_arrays)
-    return kind, buffer.getvalue()
-
 
 @pytest.fixture(scope="module")
 def fuzz_base(small, good, tmp_path_factory):

@@ -4,8 +4,6 @@ Skipped when Ray is not installed (pip install 'medlda[ray]'); the tests on the 
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
@@ -18,19 +16,6 @@ from medlda.engine.loop import Supervision
 from medlda.engine.ray import RayBackend, WorkerLostError, compress_change, merge_change, shard_bounds
 from medlda.losses import make_loss
 from medlda.samplers import make_sampler
-
-
-@pytest.fixture(scope="module")
-def ray():
-    """A local Ray cluster with 2 CPUs for this module (or the already running one)."""
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'medlda[ray]')")
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False)
-    yield ray
-    if started:
-        ray.shutdown()
 
 
 @pytest.fixture(scope="module")

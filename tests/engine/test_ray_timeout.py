@@ -19,19 +19,6 @@ TIMEOUT = 3  # seconds, from the third iteration on; the default (limits.RAY_SEC
 MARGIN = 20  # seconds past the timeout for the driver to notice, kill the workers and raise
 
 
-@pytest.fixture(scope="module")
-def ray():
-    """A local Ray cluster with 2 CPUs for this module (or the already running one)."""
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'medlda[ray]')")
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False)
-    yield ray
-    if started:
-        ray.shutdown()
-
-
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

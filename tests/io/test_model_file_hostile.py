@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 from numpy.lib import format as npy
 
 from cli.cli_helpers import run
 from medlda import LDA, MedLDAClassifier, MedLDARegressor
 from medlda.exceptions import LimitError, MedLDAError, ModelFileError
 from medlda.io.model_file import load_model
+from npz_fuzz import metadata_bytes, mutations
 
 
 @pytest.fixture(scope="module")
@@ -57,10 +57,6 @@ def read(path) -> tuple[dict, dict]:
     with np.load(path, allow_pickle=False) as archive:
         arrays = {k: archive[k] for k in archive.files}
     return arrays, json.loads(arrays.pop("__metadata__").tobytes())
-
-
-def metadata_bytes(meta) -> np.ndarray:
-    return np.frombuffer(json.dumps(meta).encode(), np.uint8)
 
 
 def write(path, arrays: dict, meta) -> None:
@@ -279,58 +275,6 @@ def test_the_command_line_reports_a_bad_model_in_one_line(tmp_path, files, capsy
 
 # ---- fuzz ------------------------------------------------------------------------------------
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers(-2 ** 70, 2 ** 70) | st.floats() | st.text(max_size=8),
-                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-                    max_leaves=12)
-DTYPES = st.sampled_from([np.bool_, np.int8, np.int32, np.int64, np.uint8, np.uint32, np.uint64, np.float32,
-                          np.float64, np.complex64, "<U3", ">i4", ">f8"])
-
-
-@st.composite
-def new_array(draw, like: np.ndarray) -> np.ndarray:
-    """An array of ``like``'s dtype and shape with other values, or of a random dtype and shape."""
-    if draw(st.booleans()):
-        dtype, shape = like.dtype, like.shape
-    else:
-        dtype = np.dtype(draw(DTYPES))
-        shape = draw(st.sampled_from([like.shape, like.shape[:-1], like.shape + (1,), (0,), (3,), (2, 2)]))
-    elements = None if dtype.kind in "bU" else hnp.from_dtype(dtype)
-    return draw(hnp.arrays(dtype, shape, elements=elements))
-
-
-@st.composite
-def mutations(draw, arrays: dict, meta: dict, raw: bytes):
-    """(kind, bytes of the mutated file): bytes flipped or cut, a member replaced or dropped, a
-    metadata field or parameter replaced, dropped or added, or the metadata replaced."""
-    kind = draw(st.sampled_from(["flip", "truncate", "array", "drop", "field", "param", "metadata"]))
-    if kind == "flip":
-        data = bytearray(raw)
-        for pos, bits in draw(st.lists(st.tuples(st.integers(0, len(raw) - 1), st.integers(1, 255)), min_size=1,
-                                       max_size=8)):
-            data[pos] ^= bits
-        return kind, bytes(data)
-    if kind == "truncate":
-        return kind, raw[:draw(st.integers(0, len(raw) - 1))]
-    new_arrays, new_meta = dict(arrays), json.loads(json.dumps(meta))
-    name = draw(st.sampled_from(sorted(arrays)))
-    if kind == "array":
-        new_arrays[name] = draw(new_array(arrays[name]))
-    elif kind == "drop":
-        del new_arrays[name]
-    elif kind in ("field", "param"):
-        target = new_meta if kind == "field" else new_meta["params"]
-        key = draw(st.sampled_from(sorted(target) + ["surprise"]))
-        if draw(st.booleans()):
-            target[key] = draw(JSON)
-        else:
-            target.pop(key, None)
-    else:
-        new_meta = draw(JSON)
-    buffer = io.BytesIO()
-    np.savez(buffer, __metadata__=metadata_bytes(new_meta), **new_arrays)
-    return kind, buffer.getvalue()
-
-
 @pytest.mark.slow
 @settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
@@ -341,7 +285,7 @@ def test_fuzzed_model_files_load_valid_or_fail_in_one_line(models, files, tmp_pa
     monkeypatch.setenv("MEDLDA_MAX_SWEEPS", "1000")  # a mutated file's inference stays quick
     kind = data.draw(st.sampled_from(sorted(files)))
     path, arrays, meta = files[kind]
-    how, content = data.draw(mutations(arrays, meta, path.read_bytes()))
+    how, content = data.draw(mutations(arrays, meta, path.read_bytes(), nested="params"))
     fuzzed = tmp_path_factory.getbasetemp() / "fuzzed.npz"
     fuzzed.write_bytes(content)
     try:
