@@ -2,29 +2,16 @@
 against the enumerated posterior of tests/exact.py, and its statistic's folding."""
 
 import functools
-import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from bench_suites import load
 from exact import FALSE_ALARM, Tiny, all_states, chi_square_pvalue, fixed_augmentation
 
-_BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, _BENCHMARKS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-_load("rows")  # the suite imports these as sibling modules
-marginals = _load("marginals")
-bench = _load("bench_collapsed_bias")
+load("rows")  # the suite imports these as sibling modules
+marginals = load("marginals")
+bench = load("bench_collapsed_bias")
 
 UNEVEN = ((0, 1, 0, 0), (1, 2, 2), (0, 1, 0), (2, 1, 2))  # 13 tokens: 8,192 assignments
 

@@ -1,26 +1,14 @@
 """The sampler benchmark's arithmetic: its ratios are those of the median fits, each repeat's beside,
 written as rows of the benchmarks' one schema."""
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-_BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from bench_suites import load
 
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, _BENCHMARKS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-rows = _load("rows")  # the suites import it as a sibling module
-bench = _load("bench_samplers")
+rows = load("rows")  # the suites import it as a sibling module
+bench = load("bench_samplers")
 
 
 def _row(sampler: str, k: int, seconds: float) -> dict:
