@@ -1,7 +1,7 @@
-"""Hypothesis strategies that damage an npz file of arrays and JSON metadata (model files and
-checkpoints share the layout): bytes flipped or cut, a member replaced, dropped or changed in a few
-entries, a metadata field (or a field of one nested object) replaced, dropped or added, or the
-metadata replaced whole."""
+"""npz files of arrays and JSON metadata (model files and checkpoints share the layout): reading,
+writing, and Hypothesis strategies that damage them: bytes flipped or cut, a member replaced,
+dropped or changed in a few entries, a metadata field (or a field of one nested object) replaced,
+dropped or added, or the metadata replaced whole."""
 
 from __future__ import annotations
 
@@ -22,6 +22,19 @@ DTYPES = st.sampled_from([np.bool_, np.int8, np.int16, np.int32, np.int64, np.ui
 def metadata_bytes(meta) -> np.ndarray:
     """The metadata member as the file formats store it: JSON text as uint8."""
     return np.frombuffer(json.dumps(meta).encode(), np.uint8)
+
+
+def read(path) -> tuple[dict, dict]:
+    """(arrays, metadata) of an npz file of that layout."""
+    with np.load(path, allow_pickle=False) as archive:
+        arrays = {k: archive[k] for k in archive.files}
+    return arrays, json.loads(arrays.pop("__metadata__").tobytes())
+
+
+def write(path, arrays: dict, meta) -> None:
+    """An npz file of ``arrays`` and the metadata ``meta``, as the file formats store them."""
+    with open(path, "wb") as f:
+        np.savez(f, __metadata__=metadata_bytes(meta), **arrays)
 
 
 @st.composite

@@ -21,7 +21,7 @@ from medlda.engine import checkpoint
 from medlda.engine.checkpoint import CheckpointError
 from medlda.exceptions import MedLDAError
 from medlda.models import base
-from npz_fuzz import mutations
+from npz_fuzz import mutations, read, write
 
 K, N_ITER = 5, 4
 SETTINGS = dict(max_iter=N_ITER, sampler="light", light_variant="collapsed", random_state=1, checkpoint_every=2)
@@ -59,17 +59,6 @@ def good(small, tmp_path_factory):
     write_checkpoint(path, *small)
     arrays, meta = read(path)
     return path, arrays, meta
-
-
-def read(path) -> tuple[dict, dict]:
-    with np.load(path, allow_pickle=False) as archive:
-        arrays = {k: archive[k] for k in archive.files}
-    return arrays, json.loads(arrays.pop("__metadata__").tobytes())
-
-
-def write(path, arrays: dict, meta) -> None:
-    with open(path, "wb") as f:
-        np.savez(f, __metadata__=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
 
 
 def resume(path, corpus, y, **kw):

@@ -21,7 +21,7 @@ from cli.cli_helpers import run
 from medlda import LDA, MedLDAClassifier, MedLDARegressor
 from medlda.exceptions import LimitError, MedLDAError, ModelFileError
 from medlda.io.model_file import load_model
-from npz_fuzz import metadata_bytes, mutations
+from npz_fuzz import metadata_bytes, mutations, read, write
 
 
 @pytest.fixture(scope="module")
@@ -51,17 +51,6 @@ def files(models, tmp_path_factory):
         model.save(path)
         out[name] = (path, *read(path))
     return out
-
-
-def read(path) -> tuple[dict, dict]:
-    with np.load(path, allow_pickle=False) as archive:
-        arrays = {k: archive[k] for k in archive.files}
-    return arrays, json.loads(arrays.pop("__metadata__").tobytes())
-
-
-def write(path, arrays: dict, meta) -> None:
-    with open(path, "wb") as f:
-        np.savez(f, __metadata__=metadata_bytes(meta), **arrays)
 
 
 def refused(path, error=ModelFileError, match: str = "") -> str:
