@@ -181,7 +181,9 @@ def test_ids_meet_lines_with_their_documents_past_skipped_ones(capsys, tmp_path)
     assert out.splitlines() == ["line 2\tneg", "line 4\tpos"]
 
 
-def test_predict_reads_raw_text_a_line_with_format_txt(capsys, tmp_path):
+def test_predict_reads_raw_text_a_line(capsys, tmp_path):
+    """A file whose lines hold no word:count pair is raw text, one document a line, with or
+    without --format txt."""
     words = {"sports": "goal match striker keeper", "cooking": "oven butter dough sugar"}
     rows = [f"{words[label]} {word},{label}" for label in words for word in words[label].split()]
     table = tmp_path / "train.csv"
@@ -191,11 +193,10 @@ def test_predict_reads_raw_text_a_line_with_format_txt(capsys, tmp_path):
                "--seed", "0", "--min-df", "1")[0] == 0
     new = tmp_path / "new.txt"
     new.write_text("The striker scored a goal in the match\nbake the dough in the oven with butter\n")
-    code, _, err = run(capsys, "predict", "--model", model, "--input", new)
-    assert code == 2 and "if this is raw text, one document a line, pass --format txt" in err
-    code, out, err = run(capsys, "predict", "--model", model, "--input", new, "--format", "txt")
-    assert code == 0, err
-    assert out.split() == ["sports", "cooking"]
+    for fmt in ([], ["--format", "txt"]):
+        code, out, err = run(capsys, "predict", "--model", model, "--input", new, *fmt)
+        assert code == 0, err
+        assert out.split() == ["sports", "cooking"]
 
 
 def test_transform_writes_each_documents_topic_proportions(capsys, tmp_path, bow_files):

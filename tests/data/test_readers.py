@@ -162,7 +162,8 @@ def test_txt_reads_one_unlabeled_document_a_line_against_a_vocabulary(tmp_path):
     assert corpus.labels is None and corpus.doc_names == ["line 1", "line 3", "line 5"]
     assert docs_as_words(corpus) == [Counter(striker=1, goal=1), Counter(dough=1), Counter(goal=2, oven=1)]
     assert (corpus.n_empty_skipped, corpus.n_oov_dropped, corpus.source) == (2, 4, str(path))  # scored, bake, zzz, qqq
-    assert guess_format(path) == "bow"  # never guessed from .txt: bow files often end in .txt
+    assert guess_format(path) == "txt"  # no line holds a word:count pair
+    assert guess_format(write(tmp_path / "bow.txt", "a\nb w1:2 w2:1\n")) == "bow"
     fitted = read_corpus(path, format="txt", vectorizer=make_vectorizer(news=False, min_df=1))
     assert fitted.vocabulary.tolist() == ["bake", "dough", "goal", "oven", "qqq", "scored", "striker", "zzz"]
     with pytest.raises(ValueError, match="text_column and label_column apply only to tables"):

@@ -70,7 +70,7 @@ def test_a_training_vocabulary_drops_and_counts_unknown_words(tmp_path):
 
 def test_guess_format_reads_the_suffix(tmp_path):
     for name, fmt in (("a.csv", "csv"), ("a.TSV", "tsv"), ("a.tab", "tsv"), ("a.jsonl", "jsonl"),
-                      ("a.ndjson", "jsonl"), ("a.txt", "bow")):
+                      ("a.ndjson", "jsonl"), ("a.txt", "txt")):  # .txt: by its lines, here text
         (tmp_path / name).write_text("text\nhello\n")
         assert guess_format(tmp_path / name) == fmt
 

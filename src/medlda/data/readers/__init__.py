@@ -121,8 +121,10 @@ def _read_folder_corpus(path: Path, subset, categories, vocabulary, vectorizer) 
 def guess_format(path: PathLike) -> str:
     """The format ``read_corpus`` would pick: for a directory or tar archive reuters (``reut2-NNN.sgm``
     files), ldac (a ``voc.dat`` and ``.dat`` files), else folder; for a file ldac (first data line
-    ``N SCORE id:count ...`` with N pairs), else bow; a file ending in .csv, .tsv (.tab) or .jsonl
-    (.ndjson) is that table. Never txt (raw text a line): a .txt file is as often bag-of-words."""
+    ``N SCORE id:count ...`` with N pairs), bow where a line of the first ``TEXT_PROBE_LINES``
+    holds a ``word:count`` pair, else txt (raw text a line, whatever the file's suffix: bag-of-words
+    files often end in .txt too); a file ending in .csv, .tsv (.tab) or .jsonl (.ndjson) is that
+    table."""
     path = Path(path)
     table = table_format(path) if path.is_file() else None
     if table:
@@ -134,9 +136,26 @@ def guess_format(path: PathLike) -> str:
         if "voc.dat" in names and any(n.endswith(".dat") and "train" in n for n in names):
             return "ldac"
         return "folder"
+    seen = 0
     with open(path, encoding="utf-8-sig", errors="backslashreplace") as fh:
         for line in fh:
             tokens = line.split()
-            if tokens and not tokens[0].startswith("#"):
-                return "ldac" if looks_like_ldac(tokens) else "bow"
-    return "bow"
+            if not tokens or tokens[0].startswith("#"):
+                continue
+            if seen == 0 and looks_like_ldac(tokens):
+                return "ldac"
+            if any(_is_pair(token) for token in tokens[1:]):
+                return "bow"
+            seen += 1
+            if seen == TEXT_PROBE_LINES:
+                break
+    return "txt" if seen else "bow"
+
+
+TEXT_PROBE_LINES = 100  # lines ``guess_format`` reads for a word:count pair before it calls a file text
+
+
+def _is_pair(token: str) -> bool:
+    """Whether ``token`` is a bag-of-words ``word:count`` pair (a count of digits after the last colon)."""
+    word, colon, count = token.rpartition(":")
+    return bool(colon and word and count.isdigit())
