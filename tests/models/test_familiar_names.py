@@ -118,11 +118,20 @@ def test_top_words_are_word_and_weight_pairs():
     pairs = model.top_words(3)
     ids = model.top_word_ids(3)
     assert [[w for w, _ in topic] for topic in pairs] == model.words_of(ids)
-    weights = np.array([[p for _, p in topic] for topic in pairs])
-    np.testing.assert_array_equal(weights, np.take_along_axis(model.topic_word_, ids, axis=1))
-    assert np.all(np.diff(weights, axis=1) <= 0)
+    for k, topic in enumerate(pairs):
+        held = ids[k][model.topic_word_counts_[k, ids[k]] > 0]
+        weights = [p for _, p in topic]
+        assert weights == model.topic_word_[k, held].tolist() and weights == sorted(weights, reverse=True)
     by_relevance = model.top_words(3, relevance=0.0)
-    assert [p for _, p in by_relevance[0]] == model.topic_word_[0, model.top_word_ids(3, relevance=0.0)[0]].tolist()
+    ranked = model.top_word_ids(3, relevance=0.0)[0]
+    assert [p for _, p in by_relevance[0]] == model.topic_word_[0, ranked[model.topic_word_counts_[0, ranked] > 0]].tolist()
+
+
+def test_an_empty_topic_has_no_top_words():
+    model = LDA(2, **QUICK).fit(DOCS)
+    model.topic_word_counts_[1] = 0
+    assert model.top_words(3)[1] == [] and model.words_of(model.top_word_ids(3))[1] == []
+    assert len(model.top_words(3)[0]) > 0
 
 
 def test_summary_says_what_medlda_info_says(tmp_path, capsys):

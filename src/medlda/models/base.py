@@ -241,21 +241,25 @@ class TopicModel(BaseEstimator):
         ``relevance`` < 1 picks and orders the most relevant instead (see ``top_word_ids``), still
         weighed by probability. Words come from ``vocabulary`` (e.g. a pipeline's
         ``CountVectorizer().get_feature_names_out()``), else from the words the model was fitted on
-        (a Corpus, lists of tokens), else word ids are given as text. For words alone:
-        ``words_of(top_word_ids(n))``."""
+        (a Corpus, lists of tokens), else word ids are given as text. Only words the topic holds
+        tokens of: an empty topic gives none. For words alone: ``words_of(top_word_ids(n))``."""
         ids = self.top_word_ids(n, relevance)
         weights = np.take_along_axis(self.topic_word_, ids, axis=1)
-        return [list(zip(words, row.tolist())) for words, row in zip(self.words_of(ids, vocabulary), weights)]
+        held = np.take_along_axis(self.topic_word_counts_, ids, axis=1) > 0
+        return [list(zip(words, row[keep].tolist()))
+                for words, row, keep in zip(self.words_of(ids, vocabulary), weights, held)]
 
     def words_of(self, ids: np.ndarray, vocabulary=None) -> list[list[str]]:
-        """Rows of word ids (``top_word_ids``) as words of ``vocabulary``, else of the fitted
-        Corpus, else the ids as text."""
+        """Each topic's row of word ids (``top_word_ids``: row k is topic k) as words of
+        ``vocabulary``, else of the fitted Corpus, else the ids as text. A word the topic holds no
+        token of is left out, so an empty topic has no words rather than the prior's filler."""
         vocab = self.vocabulary_ if vocabulary is None else np.asarray(vocabulary, dtype=str)
         if vocab is not None and vocab.size != self.n_features_in_:
             raise ValueError(f"vocabulary has {vocab.size} words, the model {self.n_features_in_}")
         if vocab is None:
             vocab = np.array([str(v) for v in range(self.n_features_in_)])
-        return [[str(vocab[v]) for v in row] for row in ids]
+        counts = self.topic_word_counts_
+        return [[str(vocab[v]) for v in row if counts[k, v] > 0] for k, row in enumerate(ids)]
 
     def top_word_ids(self, n: int = 10, relevance: float = 1.0) -> np.ndarray:
         """(K, n) word ids of each topic's ``n`` top words, the first first. ``relevance`` is
