@@ -5,12 +5,7 @@
   after each iteration (measured outside the timed sweeps) to compare how fast each sampler
   climbs per second;
 - ``sensitivity`` (the KDD paper's study): the binary task at one K with light, one knob at a
-  time away from the defaults (proposal, n_mh, n_gibbs);
-- ``prediction``: prediction alone on 20 Newsgroups, 20 classes. A light multitask classifier per
-  K and seed is fitted once (``--prediction-iters``) and saved with the corpora under
-  ``<out>/prediction/``, where later runs find them; then for each inference setting
-  (``--infer``: ``default``, the estimator's defaults, or ``burn:avg``) the test set is predicted
-  on one thread: documents per second of wall and of CPU time, and test accuracy.
+  time away from the defaults (proposal, n_mh, n_gibbs).
 
 For each task, K and sampler (gibbs, light partial, light collapsed): rows of seconds per
 iteration and tokens/s (JIT compilation apart), then derived rows: light's speed-up over gibbs
@@ -23,8 +18,6 @@ interleaved repeats (each repeat's own ratio beside, in ``each_repeat``).
     python benchmarks/bench_samplers.py --ks 100,1000 --skip-binary --skip-sensitivity \\
         --samplers light-collapsed --repeats 5                            # cost growth with K
     python benchmarks/bench_samplers.py --ks 20 --iters 3 --lda-iters 2 --skip-lda --skip-sensitivity  # smoke
-    python benchmarks/bench_samplers.py --skip-binary --skip-lda --skip-sensitivity --prediction \
-        --prediction-ks 20,100,400 --prediction-seeds 0,1,2 --infer default,1:16,1:64  # prediction
 """
 
 from __future__ import annotations
@@ -36,10 +29,9 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
 from rows import RowWriter, add_out_argument, row
 
-from medlda import LDA, Corpus, MedLDAClassifier, load_model
+from medlda import LDA, MedLDAClassifier
 from medlda.data.readers import read_corpus
 
 SUITE = "samplers"
@@ -126,79 +118,6 @@ def sensitivity_runs(out: RowWriter, data, k: int, n_iter: int, seed: int, varia
         _binary_fit(out, data, config, n_iter, seed, {"sampler": "light", "light_variant": variant, **setting})
 
 
-def prediction_data(archive: Path, folder: Path) -> tuple[Corpus, Corpus]:
-    """The 20-class train and test corpora, read once and kept under ``folder``."""
-    if not (folder / "test").is_dir():
-        train = read_corpus(archive, subset="train")
-        read_corpus(archive, subset="test", vocabulary=train.vocabulary).save_npy(folder / "test")
-        train.save_npy(folder / "train")
-    return Corpus.load(folder / "train"), Corpus.load(folder / "test")
-
-
-def prediction_model(train: Corpus, folder: Path, k: int, seed: int, n_iter: int) -> MedLDAClassifier:
-    """The light multitask classifier of K and seed: the saved one, else fitted and saved."""
-    path = folder / f"light-k{k}-i{n_iter}-s{seed}.medlda"
-    if not path.is_file():
-        model = MedLDAClassifier(k, sampler="light", max_iter=n_iter, random_state=seed)
-        model.fit(train, train.single_labels()).save(path)
-    return load_model(path)
-
-
-def prediction_runs(out: RowWriter, archive: Path, ks: list[int], seeds: list[int], settings: list[str],
-                    n_iter: int, repeats: int) -> None:
-    """Each setting's documents/s (wall and CPU, one thread) and accuracy on the test set, the
-    settings interleaved within each repeat; JIT compilation is left out (a warm-up prediction)."""
-    folder = out.path.parent / "prediction"
-    train, test = prediction_data(archive, folder)
-    y_test = test.single_labels()
-    defaults = MedLDAClassifier().get_params()
-    for k in ks:
-        for seed in seeds:
-            model = prediction_model(train, folder, k, seed, n_iter)
-            model.set_params(n_jobs=1)
-            model.predict(test[:3])
-            for repeat in range(repeats):
-                for setting in settings:
-                    burn, avg = ((defaults["n_infer_burn"], defaults["n_infer_avg"]) if setting == "default"
-                                 else map(int, setting.split(":")))
-                    model.set_params(n_infer_burn=burn, n_infer_avg=avg)
-                    wall, cpu = time.perf_counter(), time.process_time()
-                    accuracy = float(np.mean(model.predict(test) == y_test))
-                    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-                    config = {"task": "prediction", "sampler": "light", "n_topics": k, "setting": setting,
-                              "n_infer_burn": burn, "n_infer_avg": avg}
-                    extra = dict(seed=seed, repeat=repeat, n_docs=test.n_docs, n_iter=n_iter)
-                    out.write(config, "docs_per_second", test.n_docs / wall, "docs/s", **extra)
-                    out.write(config, "docs_per_cpu_second", test.n_docs / cpu, "docs/s", **extra)
-                    out.write(config, "test_accuracy", accuracy, "", **extra)
-
-
-def prediction_summary(rows: list[dict]) -> list[dict]:
-    """Derived rows of the prediction task per K and setting: the median documents/s (wall, CPU)
-    over seeds and repeats, and the test accuracy's mean over seeds (with min, max, seeds)."""
-    table = defaultdict(list)
-    for r in rows:
-        if r["config"].get("task") == "prediction" and r["metric"] in ("docs_per_second", "docs_per_cpu_second",
-                                                                       "test_accuracy"):
-            table[(r["metric"], _config_key(r["config"]))].append(r)
-    out = []
-    for (metric, _), group in sorted(table.items()):
-        config = group[0]["config"]
-        values = [r["value"] for r in group]
-        if metric == "test_accuracy":
-            first = {r["seed"]: r["value"] for r in group if r["repeat"] == 0}
-            out.append(row(SUITE, config, "mean_test_accuracy", statistics.mean(first.values()), "",
-                           min=min(first.values()), max=max(first.values()), seeds=sorted(first)))
-        else:
-            out.append(row(SUITE, config, f"median_{metric}", statistics.median(values), "docs/s",
-                           min=min(values), max=max(values), n=len(values)))
-    return out
-
-
-def _config_key(config: dict) -> str:
-    return ",".join(f"{k}={config[k]}" for k in sorted(config))
-
-
 def ratios(rows: list[dict]) -> list[dict]:
     """Derived rows from the binary and LDA rows of seconds per iteration: light's speed-up over
     gibbs at each K ("speedup_vs_gibbs") and its cost growth with K ("seconds_ratio", K = 1000
@@ -252,12 +171,6 @@ def main() -> None:
     p.add_argument("--sensitivity-k", type=int, default=100)
     p.add_argument("--sensitivity-variant", default="collapsed", choices=["collapsed", "partial"])
     p.add_argument("--phi-every", type=int, default=1, help="light-partial draws phi every N iterations")
-    p.add_argument("--prediction", action="store_true", help="run the prediction task (20 classes)")
-    p.add_argument("--prediction-ks", default="20,100,400")
-    p.add_argument("--prediction-seeds", default="0", help="seeds of the fitted models (and of their inference)")
-    p.add_argument("--prediction-iters", type=int, default=40, help="training iterations of those models")
-    p.add_argument("--infer", default="default",
-                   help="comma-separated inference settings: 'default' (the estimator's) or burn:avg")
     add_out_argument(p)
     args = p.parse_args()
     SAMPLERS["light-partial"]["phi_every"] = args.phi_every
@@ -269,18 +182,14 @@ def main() -> None:
     if unknown:
         sys.exit(f"unknown samplers {sorted(unknown)}; choose from {list(SAMPLERS)}")
     out = RowWriter(SUITE, args.out)
-    data = None if args.skip_binary and args.skip_sensitivity else binary_task(args.data)
+    data = binary_task(args.data)
     if not args.skip_binary:
         supervised_runs(out, data, ks, args.iters, args.seed, samplers, args.repeats)
     if not args.skip_lda:
         unsupervised_runs(out, args.data, ks, args.lda_iters, args.seed, samplers, args.repeats)
     if not args.skip_sensitivity:
         sensitivity_runs(out, data, args.sensitivity_k, args.iters, args.seed, args.sensitivity_variant)
-    if args.prediction:
-        prediction_runs(out, args.data, [int(k) for k in args.prediction_ks.split(",")],
-                        [int(s) for s in args.prediction_seeds.split(",")], args.infer.split(","),
-                        args.prediction_iters, args.repeats)
-    for derived in ratios(out.rows) + prediction_summary(out.rows):
+    for derived in ratios(out.rows):
         out.put(derived)
     print(out.path)
 
