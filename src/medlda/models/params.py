@@ -267,16 +267,14 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "--n-jobs", "cores: light sampler threads, or one-vs-rest processes (-1 all cores)"),
     Param("n_eta_avg", 5, _INT1, "int",
           "Predict with the average of the eta samples of the last n_eta_avg iterations."),
-    Param("n_infer_burn", 1, _SWEEPS0, "int",
-          "Sweeps of each of a new document's inference chains, from its random start, before the one "
-          "sweep whose topic conditionals it contributes (SPEC §7); more approach the posterior mean.",
-          "--infer-burn", "sweeps of each inference chain of a test document before its averaged sweep", "N"),
-    Param("n_infer_avg", 32, _SWEEPS1, "int",
-          "The most inference chains (one averaged sweep each) a new document's topic conditionals are "
-          "averaged over: at least 4, then more until the standard error of its topic proportions, "
-          "summed over topics, is at most 1.7 / sqrt(n_infer_avg). Short chains from several starts "
-          "cover a document's alternative topic mixes sooner than one long chain.", "--infer-avg",
-          "most inference chains (one averaged sweep each) for a test document", "N"),
+    Param("n_infer_burn", 100, _SWEEPS0, "int",
+          "Sweeps over a new document's topics before averaging (SPEC §7); fewer cost accuracy.",
+          "--infer-burn", "sweeps over a test document's topics before averaging", "N"),
+    Param("n_infer_avg", 200, _SWEEPS1, "int",
+          "Sweeps over which a new document's topic conditionals are averaged (after n_infer_burn). A "
+          "document's inference chain moves between topic mixes slowly, so a longer average predicts "
+          "better, at proportionally more prediction time.", "--infer-avg",
+          "sweeps whose topic conditionals are averaged for a test document", "N"),
     Param("trace", False, Custom(lambda v: isinstance(v, (bool, int)), "True or False"), "bool",
           "Record the log joint (SPEC §9) after every iteration in ``trace_``, a list of dicts with "
           "iteration, seconds (sampling only) and log_joint (costs O(DK + VK) each, not counted in "

@@ -17,14 +17,12 @@ PROGRESS_STREAMS = 16
 def gibbs_infer(word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.ndarray, alpha: np.ndarray,
                 n_burn: int, n_avg: int, rng: np.random.Generator, n_jobs: int = 1,
                 progress: Callable[[int], None] | None = None, doc_seeded: bool = False) -> np.ndarray:
-    """Exact Gibbs inference of new documents' expected doc-topic counts (D, K) (SPEC §7): the mean
-    over independent chains (each from its own random start, n_burn sweeps, then one sweep whose
-    token conditionals are summed) of min(4, n_avg) to n_avg chains, as many as it takes to bring the mean's
-    standard error down (``sparse_infer_doc_topic``). ``n_jobs`` threads share the documents; the
-    result is the same for any number. ``progress(n)`` is called as each group of documents is
-    done, with how many (the same result: a document's draws come from its own stream block).
-    ``doc_seeded``: each document's draws come from one seed and its own words (``doc_state``), so
-    its result does not depend on the batch."""
+    """Exact Gibbs inference of new documents' expected doc-topic counts (D, K): each token's
+    conditional averaged over the last n_avg of n_burn + n_avg sweeps (SPEC §7). ``n_jobs``
+    threads share the documents; the result is the same for any number. ``progress(n)`` is
+    called as each group of documents is done, with how many (the same result: a document's
+    draws come from its own stream block). ``doc_seeded``: each document's draws come from one
+    seed and its own words (``doc_state``), so its result does not depend on the batch."""
     n_docs = doc_ptr.size - 1
     out = np.zeros((n_docs, phi_wk.shape[1]))
     alpha = np.asarray(alpha, dtype=np.float64)
