@@ -5,18 +5,24 @@ Corpora of 10^4, 10^5 and 10^6 documents of about 100 tokens each (Poisson(100) 
 document), generated once, vectorized, and cached as memory-mapped .npy folders
 (``Corpus.save_npy``). Unsupervised LDA with the light sampler, for every K and mode:
 
-- ``local``: one process, one thread (n_jobs=1 when the estimator has n_jobs);
-- ``local-2``: one process, n_jobs=2 (only when ``'n_jobs' in LDA().get_params()``);
-- ``ray-2``: the Ray data-parallel backend with 2 local workers (a fresh local cluster).
+- ``local``: one process, one thread;
+- ``local-N``: one process, ``n_jobs=N`` sampler threads (N may exceed the machine's cores: the
+  CPU seconds of an oversubscribed run bound the work that parallelism adds);
+- ``ray-N``: the Ray data-parallel backend with N local workers (a fresh local cluster).
 
 Each configuration runs in its own subprocess, so peak memories (``ru_maxrss``) do not mix; the Ray
 rows add the workers' own peaks. Seconds per iteration exclude JIT compilation and Ray start-up
-(both reported apart). Derived rows: seconds per iteration of each corpus size over the next
-smaller one (same K and mode), beside the ratio of their tokens.
+(both reported apart). CPU seconds per iteration (all threads of the process) are the difference
+between a fit of ``--iters`` iterations and a one-iteration fit run just before it (after a first
+one that compiles), over the iterations between them, so set-up and compilation drop out. Derived rows: seconds per iteration
+of each corpus size over the next smaller one (same K and mode), beside the ratio of their tokens;
+and for each ``local-N`` against ``local``: the speed-up, the ratio of CPU seconds per iteration
+and the ratio of peak memories.
 
     python benchmarks/bench_scale.py                                       # everything (hours)
     python benchmarks/bench_scale.py --docs 10000 100000 --ks 100 --iters 3
     python benchmarks/bench_scale.py --docs 1000 --ks 20 --iters 2 --modes local   # smoke
+    python benchmarks/bench_scale.py --docs 100000 --ks 400 --modes local local-2 local-16   # threads
 """
 
 from __future__ import annotations
@@ -85,15 +91,22 @@ def run_one(folder: Path, k: int, mode: str, n_iter: int, options: dict) -> dict
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     corpus = Corpus.load(folder, mmap=True)
     params = dict(max_iter=n_iter, sampler="light", random_state=0, **options)
-    if mode == "local-2":
-        params["n_jobs"] = 2
-    elif mode == "local" and "n_jobs" in LDA().get_params():
-        params["n_jobs"] = 1
-    elif mode == "ray-2":
-        params.update(backend="ray", n_workers=2)
-    tic = time.perf_counter()
+    kind, count = parse_mode(mode)
+    if kind == "local":
+        params["n_jobs"] = count
+    else:
+        params.update(backend="ray", n_workers=count)
+    cpu_per_iteration = None
+    if kind == "local" and n_iter > 1:
+        LDA(k, **{**params, "max_iter": 1}).fit(corpus)  # compiles (or loads) the kernels
+        cpu = time.process_time()
+        LDA(k, **{**params, "max_iter": 1}).fit(corpus)
+        one = time.process_time() - cpu
+    tic, cpu = time.perf_counter(), time.process_time()
     model = LDA(k, **params).fit(corpus)
     wall = time.perf_counter() - tic
+    if kind == "local" and n_iter > 1:
+        cpu_per_iteration = (time.process_time() - cpu - one) / (n_iter - 1)
     stats = model.fit_stats_
     driver_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     workers = stats.get("worker_peak_rss_bytes", [])
@@ -101,6 +114,7 @@ def run_one(folder: Path, k: int, mode: str, n_iter: int, options: dict) -> dict
         "n_docs": corpus.n_docs, "n_tokens": corpus.n_tokens, "n_words": corpus.n_words, "k": k,
         "mode": mode, "n_iter": n_iter, "options": options,
         "seconds_per_iteration": stats["train_seconds"] / n_iter,
+        "cpu_seconds_per_iteration": cpu_per_iteration,
         "tokens_per_second": stats["tokens_per_second"],
         "compile_seconds": stats["compile_seconds"],
         "ray_worker_startup_seconds": stats.get("worker_startup_seconds"),
@@ -111,12 +125,21 @@ def run_one(folder: Path, k: int, mode: str, n_iter: int, options: dict) -> dict
     }
 
 
+def parse_mode(mode: str) -> tuple[str, int]:
+    """("local" or "ray", threads or workers) of a mode name: local, local-N or ray-N."""
+    kind, dash, count = mode.partition("-")
+    if kind not in ("local", "ray") or (dash or kind == "ray") and not (count.isdigit() and int(count) > 0):
+        raise ValueError(f"mode must be local, local-N or ray-N, got {mode!r}")
+    return kind, int(count or 1)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--docs", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     p.add_argument("--ks", type=int, nargs="+", default=[100, 400, 1000])
     p.add_argument("--iters", type=int, default=5)
-    p.add_argument("--modes", nargs="+", default=["local", "local-2", "ray-2"])
+    p.add_argument("--modes", nargs="+", default=["local", "local-2", "ray-2"],
+                   help="local, local-N (N sampler threads), ray-N (N Ray workers)")
     p.add_argument("--light-variant", choices=["partial", "collapsed"], default=None,
                    help="default: the estimator's default")
     p.add_argument("--cache", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "medlda-bench-scale")
@@ -129,9 +152,9 @@ def main(argv=None) -> int:
         print(json.dumps(run_one(Path(folder), int(k), mode, args.iters, options)))
         return 0
 
-    modes = [m for m in args.modes if m != "local-2" or "n_jobs" in LDA().get_params()]
-    for mode in sorted(set(args.modes) - set(modes)):
-        print(f"mode {mode} skipped: the estimator has no n_jobs parameter", file=sys.stderr)
+    modes = args.modes
+    for mode in modes:
+        parse_mode(mode)
     out = RowWriter(SUITE, args.out)
     for n_docs in args.docs:
         tic = time.perf_counter()
@@ -152,13 +175,13 @@ def main(argv=None) -> int:
                 for metric, unit in METRICS.items():
                     if result.get(metric) is not None:
                         out.write(config, metric, result[metric], unit, **sizes)
-    for derived in ratios(out.rows):
+    for derived in ratios(out.rows) + thread_ratios(out.rows):
         out.put(derived)
     print(out.path)
     return 0
 
 
-METRICS = {"seconds_per_iteration": "s", "tokens_per_second": "tokens/s", "compile_seconds": "s",
+METRICS = {"seconds_per_iteration": "s", "cpu_seconds_per_iteration": "s", "tokens_per_second": "tokens/s", "compile_seconds": "s",
            "ray_worker_startup_seconds": "s", "fit_wall_seconds": "s", "peak_rss_bytes": "bytes",
            "driver_peak_rss_bytes": "bytes", "worker_peak_rss_bytes": "bytes", "log_joint": ""}
 
@@ -175,6 +198,26 @@ def ratios(rows: list[dict]) -> list[dict]:
             s = max(smaller, key=lambda x: x["config"]["n_docs"])
             out.append(row(SUITE, {**c, "against_n_docs": s["config"]["n_docs"]}, "seconds_ratio",
                            r["value"] / s["value"], "x", tokens_ratio=r["n_tokens"] / s["n_tokens"]))
+    return out
+
+
+def thread_ratios(rows: list[dict]) -> list[dict]:
+    """Each ``local-N`` run against ``local`` (same corpus and K): speed-up (seconds per iteration
+    of one thread over N), CPU seconds per iteration of N over one, and peak memory of N over one."""
+    measured = {(r["config"]["n_docs"], r["config"]["n_topics"], r["config"]["mode"], r["metric"]): r
+                for r in rows if r["metric"] != "environment" and "mode" in r["config"]}
+    out = []
+    for (n_docs, k, mode, metric), r in measured.items():
+        if not mode.startswith("local-"):
+            continue
+        for name, source, invert in (("speedup", "seconds_per_iteration", True),
+                                     ("cpu_seconds_ratio", "cpu_seconds_per_iteration", False),
+                                     ("peak_rss_ratio", "peak_rss_bytes", False)):
+            one = measured.get((n_docs, k, "local", source))
+            if metric != source or one is None or not one["value"] or not r["value"]:
+                continue
+            value = one["value"] / r["value"] if invert else r["value"] / one["value"]
+            out.append(row(SUITE, {**r["config"], "against_mode": "local"}, name, value, "x"))
     return out
 
 
