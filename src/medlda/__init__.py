@@ -14,10 +14,11 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 # public name -> the module that defines it, in the order they are imported
 _PUBLIC = {"Corpus": "medlda.data.corpus", "read_corpus": "medlda.data.readers", "load_model": "medlda.io.model_file",
+           "save_model": "medlda.io.model_file",
            "MedLDAClassifier": "medlda.models.classifier", "LDA": "medlda.models.lda",
            "MedLDARegressor": "medlda.models.regressor"}
 
-__all__ = ["Corpus", "LDA", "MedLDAClassifier", "MedLDARegressor", "__version__", "load_model", "read_corpus"]
+__all__ = ["Corpus", "LDA", "MedLDAClassifier", "MedLDARegressor", "__version__", "load_model", "read_corpus", "save_model"]
 
 
 def __getattr__(name: str):

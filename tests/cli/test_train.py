@@ -111,7 +111,9 @@ def test_holdout_keeps_a_class_of_one_document_in_training(capsys, tmp_path):
         assert ("rare",) in kept.labels and set(held.labels) <= set(kept.labels)
 
 
-def test_several_topic_counts_are_compared_and_the_best_kept(capsys, tmp_path, bow_files):
+def test_several_topic_counts_are_chosen_on_validation_then_refit_and_tested(capsys, tmp_path, bow_files):
+    """--topics A,B chooses K on a seeded validation part of --train (never the test data),
+    trains the chosen K again on all of --train (the model --out keeps) and tests that one."""
     train, test = bow_files
     fast = [a for a in FAST if a not in ("--topics", "5")]
     best = tmp_path / "best.npz"
@@ -122,15 +124,27 @@ def test_several_topic_counts_are_compared_and_the_best_kept(capsys, tmp_path, b
     runs = {r["n_topics"]: r for r in result["runs"]}
     assert sorted(runs) == [2, 5] and result["selected_by"] == "accuracy"
     assert result["best_n_topics"] == max(runs, key=lambda k: (runs[k]["accuracy"], -k))
-    assert load_model(best).n_components == result["best_n_topics"]
+    assert result["validation"] == {"fraction": 0.2, "n_docs": 100, "n_fit_docs": 400, "seed": 0}
+    assert all(r["n_train_docs"] == 400 and r["n_test_docs"] == 100 and r["measured_on"] == "validation"
+               for r in runs.values())
+    final = result["final"]
+    assert final["n_topics"] == result["best_n_topics"] and final["measured_on"] == "test"
+    assert final["n_train_docs"] == 500 and final["n_test_docs"] == 200
+    kept = load_model(best)
+    assert kept.n_components == result["best_n_topics"] and kept.fit_stats_["n_docs"] == 500  # the refit
+    assert final["accuracy"] == pytest.approx(float(np.mean(kept.predict(read_bow(test)) == read_bow(test).single_labels())))
     code, out, _ = run(capsys, "train", "--train", train, "--test", test, "--topics", "2,5", "--unsupervised",
                        "--json", *fast)
-    runs = json.loads(out)["runs"]
-    assert json.loads(out)["best_n_topics"] == min(runs, key=lambda r: r["perplexity"])["n_topics"]
+    chosen = json.loads(out)
+    assert chosen["best_n_topics"] == min(chosen["runs"], key=lambda r: r["perplexity"])["n_topics"]
+    assert chosen["selected_by"] == "perplexity" and "perplexity" in chosen["final"]
     code, out, _ = run(capsys, "train", "--train", train, "--holdout", "0.2", "--topics", "2,5", *fast)
-    assert code == 0 and out.splitlines()[0].startswith("    2 topics: accuracy ") and "best: " in out
-    code, _, err = run(capsys, "train", "--train", train, "--topics", "2,5", *fast)
-    assert code == 2 and "give --test or --holdout" in err
+    lines = out.splitlines()
+    assert code == 0 and lines[0].startswith("choosing among 2 numbers of topics on a validation part: 80 of the 400")
+    assert lines[1].startswith("    2 topics: validation accuracy ") and lines[3].startswith("best: ")
+    assert lines[4].startswith("holdout accuracy: ") and "not used to choose" in lines[4]
+    code, out, err = run(capsys, "train", "--train", train, "--topics", "2,5", "--json", *fast)  # no test data
+    assert code == 0 and "accuracy" not in json.loads(out)["final"], err
     code, _, err = run(capsys, "train", "--train", train, "--test", test, "--topics", "2,5",
                        "--checkpoint", tmp_path / "c.ckpt", *fast)
     assert code == 2 and "--checkpoint is for one model" in err
@@ -388,8 +402,12 @@ def test_cli_trains_on_a_csv_and_labels_a_jsonl(capsys, tmp_path):
     assert code == 0, err
     labels = json.loads(out)["labels"]
     assert len(labels) == 60 and np.mean(np.array(labels) == queues) > 0.95
-    code = main(["predict", "--model", str(model), "--input", str(new)])
-    assert code == 2 and "no column 'text' (columns: body)" in capsys.readouterr().err
+    code = main(["predict", "--model", str(model), "--input", str(new), "--json"])  # the model's text column
+    out, err = capsys.readouterr()
+    assert code == 0 and json.loads(out)["labels"] == labels and "data selection: text column body" in err
+    other = write_jsonl(tmp_path / "other.jsonl", [{"note": r["body"]} for r in rows])
+    code = main(["predict", "--model", str(model), "--input", str(other)])
+    assert code == 2 and "no column 'text' (columns: note)" in capsys.readouterr().err
     code = main(["topics", "--model", str(model), "--coherence", str(test), "--text-column", "body", "--json"])
     assert code == 0 and len(json.loads(capsys.readouterr().out)["coherence"]) == 6
     bow = tmp_path / "d.txt"

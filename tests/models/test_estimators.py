@@ -640,3 +640,26 @@ def test_scikit_learn_splits_a_corpus_as_it_splits_a_matrix():
     assert search.best_estimator_.vocabulary_ is not None and search.score(test, y_test) > 0.8
     calibrated = CalibratedClassifierCV(quick, cv=3).fit(train, y_train)
     assert calibrated.predict_proba(test).shape == (60, 2)
+
+
+def test_a_model_fitted_on_texts_reads_raw_texts_in_every_strategy():
+    """A model fitted on a text Corpus keeps its vectorizer (``vectorizer_``, over its words) and
+    predicts and transforms raw texts as it would their Corpus; one fitted on counts says how to
+    count them."""
+    rng = np.random.default_rng(0)
+    topics = {"fruit": "apple banana cherry mango".split(), "cars": "engine wheel brake garage".split(),
+              "space": "orbit rocket planet moon".split()}
+    labels = [list(topics)[i % 3] for i in range(45)]
+    texts = [" ".join(rng.choice(topics[label], 10)) for label in labels]
+    corpus = Corpus.from_texts(texts, labels, vectorizer=CountVectorizer(min_df=2))  # any vectorizer, in memory
+    new = ["mango apple cherry", "rocket moon orbit planet", ""]
+    for strategy in ("multitask", "ovr"):
+        model = MedLDAClassifier(3, max_iter=15, random_state=0, strategy=strategy).fit(corpus, labels)
+        assert model.vectorizer_.get_params()["min_df"] == 2
+        assert list(model.vectorizer_.get_feature_names_out()) == list(model.vocabulary_)
+        assert np.array_equal(model.transform(new), model.transform(Corpus.from_texts(new, vocabulary=model.vocabulary_,
+                                                                                      vectorizer=CountVectorizer())))
+        assert list(model.predict(new[:2])) == ["fruit", "space"]
+    assert MedLDAClassifier(3, max_iter=2).fit(corpus.to_sparse(), labels).vectorizer_ is None
+    with pytest.raises(ValueError, match="fitted on a count matrix without words"):
+        LDA(3, max_iter=2).fit(corpus.to_sparse()).transform(new)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import os
@@ -64,10 +65,12 @@ def show_progress(args) -> bool:
     return not _silenced(args) and sys.stderr.isatty()
 
 
-def read_data(args, path: str, role: str, vocabulary=None, trained_label_column: str | None = None) -> Corpus:
+def read_data(args, path: str, role: str, vocabulary=None, trained_label_column: str | None = None,
+              vectorizer=None) -> Corpus:
     """The documents of ``path`` as --format and the table options say; ``trained_label_column``:
     the label column a saved model was trained on, read when --label-column is not given and the
-    table has it."""
+    table has it; ``vectorizer``: how raw text became the training words (the training corpus'
+    or the model's ``vectorizer_``), used for raw text read over ``vocabulary``."""
     from medlda.data.readers import FilesSkippedWarning, folder_splits, is_collection, read_corpus
 
     if not os.path.exists(path):
@@ -96,6 +99,8 @@ def read_data(args, path: str, role: str, vocabulary=None, trained_label_column:
                        f"and this is {fmt} data")
     if vocabulary is None and role == "train":
         kwargs.update(_vectorizer_arg(args, path, fmt))
+    elif vectorizer is not None and vocabulary is not None and fmt in RAW_TEXT:
+        kwargs["vectorizer"] = vectorizer
     with warnings.catch_warnings(record=True) as caught:  # the readers' warnings, as one line each
         warnings.simplefilter("always", FilesSkippedWarning)
         corpus = read_corpus(path, format=fmt, vocabulary=vocabulary, **kwargs)
@@ -155,7 +160,8 @@ def no_labels_hint(args, path: str) -> str:
 
 def model_label_column(model) -> str | None:
     """The table column a saved model's labels came from, if train was given --label-column."""
-    return getattr(model, "fit_stats_", {}).get("label_column")
+    selection = getattr(model, "data_selection_", None) or {}
+    return selection.get("label_column") or getattr(model, "fit_stats_", {}).get("label_column")
 
 
 def remember_label_column(model, args) -> None:
@@ -163,6 +169,98 @@ def remember_label_column(model, args) -> None:
     and plot read the same column of a table without being told again."""
     if getattr(args, "label_column", None) and not getattr(args, "unsupervised", False):
         model.fit_stats_["label_column"] = args.label_column
+
+
+def remember_data_selection(model, args) -> None:
+    """Keep in the model (``data_selection_``, saved with it) what train read of --train: its
+    format, the folder --categories, the table's --text-column and --label-column, so that the
+    commands that apply the model read new data the same way (``resolve_data_selection``)."""
+    path = args.train
+    fmt = None if os.path.isfile(os.path.join(path, NPY_META)) else data_format(args, path)
+    table = fmt in TABLE_FORMATS
+    model.data_selection_ = {
+        "format": fmt,
+        "categories": (_categories(args.categories) or None) if fmt == "folder" and args.categories else None,
+        "label_column": args.label_column if table and not getattr(args, "unsupervised", False) else None,
+        "text_column": args.text_column if table else None,
+    }
+
+
+def _categories(text: str) -> list[str]:
+    """--categories as a list of names."""
+    return list(dict.fromkeys(c.strip() for c in text.split(",") if c.strip()))
+
+
+def resolve_data_selection(args, model, path: str) -> argparse.Namespace:
+    """The arguments with which to read ``path`` for ``model``: a copy of ``args`` taking each part
+    of the model's data selection (``remember_data_selection``; older files: the label column of
+    its fit statistics) that the command line left at its default and that applies to this data:
+    the folder categories, the table's text and label columns (where the table has them), and the
+    format where the file could be read either as bag-of-words or as raw text. What it takes is
+    said in one line on stderr. Every command that reads data for a saved model reads it this way
+    (``read_model_data``)."""
+    selection = dict(getattr(model, "data_selection_", None) or {})
+    selection["label_column"] = model_label_column(model)
+    resolved = argparse.Namespace(**vars(args))
+    if not os.path.exists(path) or os.path.isfile(os.path.join(path, NPY_META)):
+        return resolved
+    fmt = data_format(args, path)
+    used = []
+    stored = selection.get("format")
+    if args.format == "auto" and stored != fmt and {stored, fmt} <= {"bow", "txt"}:
+        resolved.format = fmt = stored
+        used.append(f"format {stored}")
+    if fmt == "folder" and not args.categories and selection.get("categories"):
+        resolved.categories = ",".join(selection["categories"])
+        used.append(f"categories {resolved.categories}")
+    if fmt in TABLE_FORMATS:
+        columns = table_columns(path, fmt) or ()
+        for flag, default in (("text_column", "text"), ("label_column", None)):
+            value = selection.get(flag)
+            if getattr(args, flag) == default and value not in (None, "text", "label") and value in columns:
+                setattr(resolved, flag, value)
+                used.append(f"{flag.replace('_', ' ')} {value}")
+    vectorizer = getattr(model, "vectorizer_", None)
+    if vectorizer is not None and fmt in RAW_TEXT:
+        preprocessing = _preprocessing_note(vectorizer, fmt)
+        if preprocessing:
+            used.append(f"text preprocessing: {preprocessing}")
+    if used:
+        note(args, f"using the model's data selection: {'; '.join(used)}")
+    return resolved
+
+
+def _preprocessing_note(vectorizer, fmt: str) -> str:
+    """How the model's preprocessing of raw text differs from what the reader does by default for
+    ``fmt`` data ('' where it does not): e-mail headers and stop words (the vocabulary is the model's)."""
+    from medlda.data.text import vectorizer_settings
+
+    try:
+        settings = vectorizer_settings(vectorizer)
+    except ValueError:
+        return "its own vectorizer"
+    parts = []
+    if settings["news"] != (fmt == "folder"):
+        parts.append("e-mail headers " + ("stripped" if settings["news"] else "kept"))
+    stop = settings["stop_words"]
+    if stop != "english":
+        parts.append("stop words " + ("none" if stop is None else f"{len(stop)} of its own"))
+    return ", ".join(parts)
+
+
+def read_model_data(args, model, path: str, role: str = "test") -> Corpus:
+    """The documents of ``path`` for a saved ``model``: read as the model's data selection says
+    unless the command line says otherwise (``resolve_data_selection``), its raw text counted over
+    the model's words with the model's preprocessing."""
+    resolved = resolve_data_selection(args, model, path)
+    return read_data(resolved, path, role, vocabulary=model_vocabulary(model),
+                     vectorizer=getattr(model, "vectorizer_", None))
+
+
+def note(args, message: str) -> None:
+    """A line on stderr about what a command took from the model: always, as ``warn``'s, since
+    it shapes the result (``args`` for symmetry with ``warn``)."""
+    print(f"medlda: {message}", file=sys.stderr)
 
 
 RAW_TEXT = ("folder", "reuters", "txt", *TABLE_FORMATS)

@@ -71,8 +71,9 @@ def _train(t: argparse.ArgumentParser) -> None:
                    help="set aside a random fraction F of --train (stratified by class; --seed) as test data, "
                         "when there is no --test; the vocabulary is still built from all of --train")
     t.add_argument("--topics", "--n-components", dest="topics", type=_topic_counts, default=[20], metavar="K",
-                   help="number of topics K (default 20); several, comma-separated (20,50,100), train one model "
-                        "each, compared on --test or --holdout, and --out keeps the best")
+                   help="number of topics K (default 20); several, comma-separated (20,50,100), are compared on "
+                        "a validation part (20%% of --train, seeded by --seed): the best is trained again on all "
+                        "of --train, measured on --test or --holdout, and kept by --out")
     add_parameter_flags(t, skip=("n_components",))
     t.add_argument("--trace", metavar="FILE",
                    help="write the per-iteration trace (iteration, sampling seconds, log joint; with "

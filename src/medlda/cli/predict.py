@@ -13,11 +13,9 @@ from medlda.cli.common import (
     check_outputs,
     doc_ids,
     load_with_jobs,
-    model_label_column,
     model_targets,
-    model_vocabulary,
     no_labels_hint,
-    read_data,
+    read_model_data,
 )
 from medlda.evaluation.scoring import model_task
 from medlda.io.atomic import atomic_write, check_writable
@@ -37,8 +35,7 @@ def cmd_predict(args) -> int:
         check_writable(args.out)
     if args.explain < 0:
         raise CLIError("--explain must be a number of topics, 0 or more")
-    corpus = read_data(args, args.input, "test", vocabulary=model_vocabulary(model),
-                       trained_label_column=model_label_column(model))
+    corpus = read_model_data(args, model, args.input)
     zbar = model.transform(corpus)  # one inference for labels, probabilities and explanations
     if hasattr(model, "classes_"):
         omega = model.decision_from_topics(zbar)
@@ -103,8 +100,7 @@ def cmd_evaluate(args) -> int:
     if not hasattr(model, "predict"):
         raise CLIError(f"{args.model}: an unsupervised LDA model has no labels to evaluate (medlda train "
                        f"--unsupervised --test reports its held-out perplexity)")
-    corpus = read_data(args, args.input, "test", vocabulary=model_vocabulary(model),
-                       trained_label_column=model_label_column(model))
+    corpus = read_model_data(args, model, args.input)
     if corpus.labels is None:
         hint = no_labels_hint(args, args.input)
         raise CLIError(f"{args.input}: documents carry no labels to evaluate the predictions against"
@@ -130,7 +126,7 @@ def cmd_transform(args) -> int:
         raise CLIError(f"{'--top' if args.top else '--ids'} writes text; give --out a name not ending in .npy")
     if args.out:
         check_writable(args.out)
-    corpus = read_data(args, args.input, "test", vocabulary=model_vocabulary(model))
+    corpus = read_model_data(args, model, args.input)
     theta = model.transform(corpus)
     result = {"n_docs": corpus.n_docs, "n_topics": theta.shape[1], "empty_skipped": corpus.n_empty_skipped,
               "oov_dropped": corpus.n_oov_dropped}

@@ -13,10 +13,8 @@ from medlda.cli.common import (
     check_outputs,
     coherence_of,
     load_with_jobs,
-    model_label_column,
     model_targets,
-    model_vocabulary,
-    read_data,
+    read_model_data,
 )
 from medlda.io.atomic import check_writable
 
@@ -41,7 +39,7 @@ def cmd_topics(args) -> int:
         raise CLIError("--sort coherence needs --coherence DATA, the documents to score the topics in")
     coherence = None
     if args.coherence:
-        docs = read_data(args, args.coherence, args.split, vocabulary=model_vocabulary(model))
+        docs = read_model_data(args, model, args.coherence, args.split)
         coherence = (args.measure, coherence_of(model, docs, args.measure, args.top_words, args.relevance))
     if args.json:
         result = topics_json(model, args.top_words, args.class_topics, args.relevance)
@@ -95,12 +93,11 @@ def cmd_plot(args) -> int:
         fig = plots.plot_class_topics(model, args.class_topics, n_words=args.top_words or 5,
                                       relevance=args.relevance)
     elif args.kind == "explain":
-        corpus = read_data(args, args.input, "test", vocabulary=model_vocabulary(model))
+        corpus = read_model_data(args, model, args.input)
         fig = plots.plot_explanation(model, corpus, args.doc, args.n_topics, n_words=args.top_words or 5,
                                      label=args.label)
     else:
-        corpus = read_data(args, args.input, "test", vocabulary=model_vocabulary(model),
-                           trained_label_column=model_label_column(model))
+        corpus = read_model_data(args, model, args.input)
         y = None
         if corpus.labels is not None and hasattr(model, "predict"):
             y = model_targets(model, corpus, args.input)

@@ -15,6 +15,7 @@ from medlda.cli.common import (
     coherence_of,
     no_labels_hint,
     read_data,
+    remember_data_selection,
     remember_label_column,
     show_progress,
     warn,
@@ -42,7 +43,8 @@ def cmd_train(args) -> int:
     if len(args.topics) > 1:  # before reading the data
         _check_comparison(args)
     train = read_data(args, args.train, "train")
-    test = read_data(args, args.test, "test", vocabulary=train.vocabulary) if args.test else None
+    test = (read_data(args, args.test, "test", vocabulary=train.vocabulary, vectorizer=train.vectorizer)
+            if args.test else None)
     if args.holdout is not None:
         train, test = _hold_out(train, args.holdout, args.random_state, args)
     common = dict(trace=bool(args.trace), verbose=int(show_progress(args)))
@@ -61,17 +63,19 @@ def cmd_train(args) -> int:
     return 0
 
 
-def _train_and_evaluate(args, train: Corpus, test: Corpus | None, common: dict, n_topics: int):
+def _train_and_evaluate(args, train: Corpus, test: Corpus | None, common: dict, n_topics: int,
+                        test_name: str | None = None):
     """Fit one model of ``n_topics`` topics; return it and its summary, with its measures on
-    ``test`` (if any)."""
+    ``test`` (if any; named ``test_name`` in messages, default --test or the --holdout part)."""
     from medlda import LDA
     from medlda.reporting.reports import coherence_json
 
     if args.unsupervised:
         model = LDA(n_topics, **estimator_arguments(args, LDA), **common).fit(train, heldout=test if args.trace else None)
     else:
-        model, task, y_test = _fit_supervised(args, train, test, common, n_topics)
+        model, task, y_test = _fit_supervised(args, train, test, common, n_topics, test_name)
     remember_label_column(model, args)
+    remember_data_selection(model, args)
     result = _train_summary(model, train, args)
     result["task"] = "unsupervised" if args.unsupervised else task
     result.update({k: model.fit_stats_[k] for k in ("backend", "n_workers", "resumed_from_iteration")
@@ -96,48 +100,79 @@ def _train_and_evaluate(args, train: Corpus, test: Corpus | None, common: dict, 
 
 
 SELECT_BY = {"classification": "accuracy", "multilabel": "f1_micro", "regression": "r2", "unsupervised": "perplexity"}
+VALIDATION = 0.2  # the share of the training documents on which several --topics are compared
 
 
 def _compare_topics(args, train: Corpus, test: Corpus | None, common: dict) -> int:
-    """Several --topics: one model per K, each measured on the test data; report them side by
-    side and keep (--out) the best by the task's measure (perplexity: the lowest)."""
-    runs = []
-    best = None
+    """Several --topics: one model per K trained on the training data less a validation part
+    (``VALIDATION`` of it, seeded by --seed, stratified by class) and measured there; the best
+    by the task's measure (perplexity: the lowest) is trained again on all the training data,
+    measured on the test data (--test or --holdout: never used to choose) and kept (--out)."""
+    fit_part, validation = _validation_split(train, args)
+    loud = not (args.json or args.quiet)
+    if loud:
+        print(f"choosing among {len(args.topics)} numbers of topics on a validation part: {validation.n_docs} of the "
+              f"{train.n_docs} training documents ({VALIDATION:.0%}), models trained on the other {fit_part.n_docs}",
+              flush=True)
+    runs, best = [], None
     for n_topics in args.topics:
-        model, result = _train_and_evaluate(args, train, test, common, n_topics)
+        _, result = _train_and_evaluate(args, fit_part, validation, common, n_topics,
+                                        f"{args.train} (its validation part)")
+        result["measured_on"] = "validation"
         runs.append(result)
         key = SELECT_BY[result["task"]]
         score = -result[key] if key == "perplexity" else result[key]
         if best is None or score > best[0]:
-            best = (score, model, result)
-        if not (args.json or args.quiet):
+            best = (score, n_topics)
+        if loud:
             print(_comparison_line(result, key), flush=True)
-    _, model, chosen = best
-    out = {"runs": runs, "selected_by": SELECT_BY[chosen["task"]], "best_n_topics": chosen["n_topics"]}
+    key, chosen = SELECT_BY[runs[0]["task"]], best[1]
+    if not args.json:
+        print(f"best: {chosen} topics by validation {key.replace('_', ' ')}; trained again on all "
+              f"{train.n_docs} training documents", flush=True)
+    model, final = _train_and_evaluate(args, train, test, common, chosen)
+    tested = "holdout" if args.holdout is not None else "test"
+    if test is not None:
+        final["measured_on"] = tested
+    out = {"runs": runs, "selected_by": key, "best_n_topics": chosen,
+           "validation": {"fraction": VALIDATION, "n_docs": validation.n_docs, "n_fit_docs": fit_part.n_docs,
+                          "seed": args.random_state},
+           "final": final}
     if args.out:
         model.save(args.out)
         out["model"] = args.out
     if args.json:
         print(json.dumps(out))
-    else:
-        print(f"best: {chosen['n_topics']} topics by {out['selected_by']}"
-              + (f"; saved to {args.out}" if args.out else ""))
+        return 0
+    for measure in TEST_MEASURES:
+        if measure in final:
+            print(f"{_measure_name(measure, tested)}: {final[measure]:.4f} (of the {chosen} topics model; this "
+                  f"data was not used to choose)")
+    if args.out:
+        print(f"saved to {args.out}")
     return 0
 
 
+def _validation_split(train: Corpus, args) -> tuple[Corpus, Corpus]:
+    """(fit part, validation part) of the training data, for choosing among several --topics."""
+    n_val = int(round(VALIDATION * train.n_docs))
+    if not 1 <= n_val < train.n_docs:
+        raise CLIError(f"several --topics are compared on a validation part of {VALIDATION:.0%} of the training "
+                       f"documents, and {train.n_docs} leave none: give more documents or one --topics value")
+    return train.holdout(n_val, random_state=args.random_state, stratify=not args.unsupervised)
+
+
 def _check_comparison(args) -> None:
-    """Several --topics need test data to compare on, and no single-model outputs."""
-    if not args.test and args.holdout is None:
-        raise CLIError("several --topics are compared on test data: give --test or --holdout")
+    """Several --topics need no single-model outputs."""
     for flag, value in (("--checkpoint", args.checkpoint_path), ("--trace", args.trace), ("--resume", args.resume)):
         if value:
             raise CLIError(f"{flag} is for one model; give one --topics value with it")
 
 
 def _comparison_line(result: dict, key: str) -> str:
-    """One K of a comparison: its measure, coherence and training time."""
+    """One K of a comparison: its measure on the validation part, coherence and training time."""
     npmi = f", coherence npmi {result['coherence_npmi']:+.3f}" if "coherence_npmi" in result else ""
-    return (f"{result['n_topics']:>5} topics: {key.replace('_', ' ')} {result[key]:.4f}{npmi}, "
+    return (f"{result['n_topics']:>5} topics: validation {key.replace('_', ' ')} {result[key]:.4f}{npmi}, "
             f"trained in {result['train_seconds']:.1f} s")
 
 
@@ -150,7 +185,8 @@ def _hold_out(corpus: Corpus, fraction: float, seed: int | None, args) -> tuple[
     return corpus.holdout(n_test, random_state=seed, stratify=not args.unsupervised)
 
 
-def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict, n_topics: int):
+def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict, n_topics: int,
+                    test_name: str | None = None):
     """Pick the task from the labels (or --task), build the estimator of ``n_topics`` topics, fit
     it; return it, the task and the test targets (None without --test)."""
     from medlda import MedLDAClassifier
@@ -182,7 +218,7 @@ def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict, n_to
     else:
         y = targets(train, task)
     y_test = None
-    test_name = args.test or f"{args.train} (its --holdout part)"
+    test_name = test_name or args.test or f"{args.train} (its --holdout part)"
     if test is not None:
         if test.labels is None:
             raise CLIError(f"{test_name}: documents carry no labels")

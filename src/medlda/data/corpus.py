@@ -9,10 +9,10 @@ from typing import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.model_selection import train_test_split
 
 from medlda.data.corpus_files import NPY_FORMAT, NPY_META, read_corpus_folder
-from medlda.data.text import make_vectorizer
+from medlda.data.splits import holdout_indices
+from medlda.data.text import count_oov_tokens, make_vectorizer, vectorizer_for
 from medlda.data.tokens import is_token_lists, not_documents, token_arrays
 from medlda.exceptions import InputFormatError
 from medlda.io.atomic import atomic_write, atomic_write_text
@@ -26,7 +26,9 @@ class Corpus:
     ``vocabulary[v]`` is the word with id ``v``. ``labels[d]`` is the tuple of label strings of
     document ``d`` (one for single-label data, several for multi-label data, a number written
     as text for regression) or ``labels`` is None for unlabeled data. ``n_empty_skipped`` and
-    ``n_oov_dropped`` count what the reader left out, so callers can report it.
+    ``n_oov_dropped`` count what the reader left out, so callers can report it. ``vectorizer``:
+    the CountVectorizer that turned raw texts into these counts, if they were texts (a model fitted
+    on the corpus keeps it, to read new texts the same way).
     """
 
     word_ids: np.ndarray
@@ -37,6 +39,7 @@ class Corpus:
     n_oov_dropped: int = 0
     source: str | None = None
     doc_names: list[str] | None = field(default=None, repr=False)
+    vectorizer: object | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.word_ids = np.ascontiguousarray(self.word_ids, dtype=np.int32)
@@ -116,11 +119,24 @@ class Corpus:
                    labels=_as_label_tuples(labels, n_docs), source=source)
 
     @classmethod
-    def from_texts(cls, texts: Iterable[str], labels: Sequence | None = None, vectorizer=None) -> "Corpus":
-        """Tokenize raw texts with ``vectorizer`` (default: the news preprocessing) and build a corpus."""
-        vectorizer = make_vectorizer() if vectorizer is None else vectorizer
-        X = vectorizer.fit_transform(list(texts))
-        return cls.from_sparse(X, vectorizer.get_feature_names_out(), labels=labels)
+    def from_texts(cls, texts: Iterable[str], labels: Sequence | None = None, vectorizer=None,
+                   vocabulary: Sequence[str] | np.ndarray | None = None) -> "Corpus":
+        """Tokenize raw texts with ``vectorizer`` (default: ``make_vectorizer()``, the news
+        preprocessing), fitting it, and build a corpus over the words it keeps. Given a
+        ``vocabulary`` (e.g. a fitted model's ``vocabulary_``), the texts are counted against it
+        instead, with a copy of ``vectorizer``'s preprocessing: column v is word v, other tokens
+        are dropped and counted (``n_oov_dropped``), and every text stays a document, empty or not."""
+        texts = list(texts)
+        if vocabulary is not None:
+            vectorizer = vectorizer_for(vocabulary, vectorizer=vectorizer)
+        elif vectorizer is None:
+            vectorizer = make_vectorizer()
+        X = vectorizer.fit_transform(texts)
+        corpus = cls.from_sparse(X, vectorizer.get_feature_names_out(), labels=labels)
+        corpus.vectorizer = vectorizer
+        if vocabulary is not None:
+            corpus.n_oov_dropped = count_oov_tokens(vectorizer, texts, X)
+        return corpus
 
     @classmethod
     def from_tokens(cls, docs: Sequence[Sequence[str]], vocabulary: Sequence[str] | None = None,
@@ -155,7 +171,7 @@ class Corpus:
         labels = None if self.labels is None else [self.labels[d] for d in docs]
         names = None if self.doc_names is None else [self.doc_names[d] for d in docs]
         return Corpus(self.word_ids[token_index], doc_ptr, self.vocabulary, labels,
-                      source=self.source, doc_names=names)
+                      source=self.source, doc_names=names, vectorizer=self.vectorizer)
 
     def to_vocabulary(self, vocabulary: Sequence[str] | np.ndarray) -> "Corpus":
         """The same documents, in the same order, over another ``vocabulary`` (e.g. a fitted model's
@@ -178,7 +194,7 @@ class Corpus:
         return Corpus(ids, doc_ptr, vocabulary, self.labels,
                       n_empty_skipped=self.n_empty_skipped,
                       n_oov_dropped=self.n_oov_dropped + int(known.size - np.count_nonzero(known)),
-                      source=self.source, doc_names=self.doc_names)
+                      source=self.source, doc_names=self.doc_names, vectorizer=self.vectorizer)
 
     def holdout(self, n_test: int, random_state=None, stratify: bool = True) -> tuple["Corpus", "Corpus"]:
         """(train, test): ``n_test`` random documents set aside, in file order (``holdout_indices``)."""
@@ -266,31 +282,6 @@ class Corpus:
         return self.labels
 
 
-def holdout_indices(labels: Sequence[tuple[str, ...]] | None, n_docs: int, n_test: int,
-                    random_state=None) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted (training, test) document indices, ``n_test`` of them test, drawn at random (seeded).
-
-    With one label per document, a class of a single document stays in training (a test label
-    the model never saw cannot be scored) and the split is stratified by class among the others
-    when every class can have a document on each side; multi-label or unlabeled data: a plain draw.
-    """
-    if not 1 <= n_test < n_docs:
-        raise ValueError(f"cannot hold out {n_test} of {n_docs} documents: both parts need a document")
-    docs, classes = np.arange(n_docs), None
-    if labels is not None and all(len(lab) == 1 for lab in labels):
-        classes = np.array([lab[0] for lab in labels])
-        names, counts = np.unique(classes, return_counts=True)
-        rest = docs[np.isin(classes, names[counts >= 2])]
-        if n_test < rest.size:  # single-document classes stay in training
-            docs, classes = rest, classes[rest]
-        counts = np.unique(classes, return_counts=True)[1]
-        if counts.min() < 2 or n_test < counts.size or docs.size - n_test < counts.size:
-            classes = None  # too few documents to stratify
-    kept, held = train_test_split(docs, test_size=n_test, random_state=random_state, stratify=classes)
-    kept = np.union1d(kept, np.setdiff1d(np.arange(n_docs), docs))
-    return np.sort(kept), np.sort(held)
-
-
 def vocabulary_lookup(words: Sequence[str] | np.ndarray, vocabulary: Sequence[str] | np.ndarray) -> np.ndarray:
     """The (int32) id in ``vocabulary`` of each of ``words``, -1 for a word it does not hold: how
     word ids of one vocabulary map to another's (vectorized, for vocabularies of 10^5+ words)."""
@@ -323,7 +314,8 @@ def parse_label_values(values: Sequence[str]) -> np.ndarray:
 MAX_TOKENS = 2**31 - 1  # tokens of one corpus: more means X is not raw counts, or needs sharding
 
 TEXT_NOT_COUNTS = ("X holds text, not word counts: turn texts into counts first, e.g. "
-                   "make_pipeline(medlda.data.text.make_vectorizer(), MedLDAClassifier(...)), or Corpus.from_texts(texts)")
+                   "make_pipeline(medlda.data.text.make_vectorizer(), MedLDAClassifier(...)), or Corpus.from_texts(texts) "
+                   "(new texts for a fitted model: Corpus.from_texts(texts, vocabulary=model.vocabulary_))")
 
 
 def count_matrix_shape(X) -> tuple[int, int]:

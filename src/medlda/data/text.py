@@ -9,9 +9,10 @@ texts are counted against the training vocabulary; ``count_oov_tokens`` reports 
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.feature_extraction.text import CountVectorizer
 
 TOKEN_PATTERN = r"(?u)\b[^\W\d_]{3,}\b"
@@ -82,6 +83,65 @@ def make_vectorizer(
         vocabulary=vocabulary,
         dtype=np.int64,
     )
+
+
+SETTINGS = ("news", "min_df", "max_df", "max_features", "stop_words")
+"""``make_vectorizer``'s keywords, bar ``vocabulary``: what a model file keeps of its preprocessing."""
+
+
+def vectorizer_settings(vectorizer: CountVectorizer) -> dict[str, Any]:
+    """The ``make_vectorizer`` keywords (``SETTINGS``) that rebuild ``vectorizer``'s preprocessing,
+    as JSON values; ValueError for a vectorizer they cannot describe (another class, analyzer,
+    tokenizer, preprocessor, token pattern, n-grams, ...), which a model file could keep only by
+    pickling it."""
+    params = vectorizer.get_params() if isinstance(vectorizer, CountVectorizer) else None
+    if params is None or type(vectorizer) is not CountVectorizer:
+        raise ValueError(f"cannot describe a {type(vectorizer).__name__} as medlda.data.text.make_vectorizer "
+                         "settings: only a CountVectorizer built by make_vectorizer is saved (as JSON, never pickled)")
+    stop_words = params["stop_words"]
+    if stop_words is not None and not isinstance(stop_words, str):
+        stop_words = [str(w) for w in stop_words]
+    settings = {"news": params["preprocessor"] is news_preprocessor, "min_df": params["min_df"],
+                "max_df": params["max_df"], "max_features": params["max_features"], "stop_words": stop_words}
+    try:
+        expected = make_vectorizer(**settings).get_params()
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"cannot describe the vectorizer as make_vectorizer settings ({exc})") from None
+    differ = sorted(k for k in params if k not in (*SETTINGS, "vocabulary") and not _same(params[k], expected[k]))
+    if differ:
+        raise ValueError(f"cannot save the vectorizer: its {', '.join(differ)} "
+                         f"{'differs' if len(differ) == 1 else 'differ'} from what "
+                         "medlda.data.text.make_vectorizer sets, and a model file keeps only make_vectorizer's "
+                         f"settings ({', '.join(SETTINGS)}) as JSON, never a pickled object; build it with "
+                         "make_vectorizer, or save the model without it (model.save(path, vectorizer=False))")
+    return settings
+
+
+def _same(a, b) -> bool:
+    """Whether two vectorizer parameter values are the same setting (functions and types by identity)."""
+    return a is b or (type(a) is type(b) and a == b)
+
+
+def is_texts(X) -> bool:
+    """Whether ``X`` is raw texts: a non-empty list, tuple, 1-d array or pandas Series of strings."""
+    if isinstance(X, (str, bytes)) or not hasattr(X, "__len__") or not hasattr(X, "__iter__"):
+        return False
+    if getattr(X, "ndim", 1) != 1 or len(X) == 0:
+        return False
+    return all(isinstance(x, str) for x in X)
+
+
+def vectorizer_for(vocabulary: Sequence[str] | np.ndarray, settings: dict | None = None,
+                   vectorizer: CountVectorizer | None = None) -> CountVectorizer:
+    """A CountVectorizer that counts texts over ``vocabulary`` (column v: word v), preprocessing
+    them as ``settings`` (``make_vectorizer`` keywords) or a copy of ``vectorizer`` does (default:
+    ``make_vectorizer()``'s); its document-frequency settings stay as given and do not apply to a
+    fixed vocabulary."""
+    if vectorizer is None:
+        vectorizer = make_vectorizer(**(settings or {}))
+    else:
+        vectorizer = clone(vectorizer)
+    return vectorizer.set_params(vocabulary=[str(w) for w in vocabulary])
 
 
 def count_oov_tokens(vectorizer: CountVectorizer, texts: Iterable[str], X) -> int:

@@ -45,12 +45,20 @@ def _estimator_classes() -> dict:
     return ESTIMATORS
 
 
-def save_model(model, path) -> None:
-    """Save a fitted LDA, MedLDAClassifier (any strategy) or MedLDARegressor to ``path``."""
+def save_model(model, path, vectorizer=None) -> None:
+    """Save a fitted LDA, MedLDAClassifier (any strategy) or MedLDARegressor to ``path``, or a
+    scikit-learn Pipeline of a vectorizer and one of them (``make_pipeline(make_vectorizer(),
+    model)``). A model that reads raw text (fitted on texts, or through the pipeline's vectorizer,
+    or given ``vectorizer``) keeps its ``make_vectorizer`` settings and words in the file, as JSON
+    and a string array, so that ``load_model(path).predict(texts)`` reads texts as the fit did; a
+    vectorizer those settings cannot describe is refused (ValueError), never pickled. The data
+    selection the command line trained on (``data_selection_``), if any, is kept too."""
+    model, vectorizer = _pipeline_parts(model, vectorizer)
     name = type(model).__name__
     if name not in _estimator_classes():
         raise TypeError(f"cannot save a {name}; expected one of {sorted(_estimator_classes())}")
     check_is_fitted(model, "topic_word_counts_")
+    settings, words = model.text_preprocessing(vectorizer)
     arrays = {"topic_word_counts": model.topic_word_counts_}
     meta = {
         "format": FORMAT_NAME,
@@ -64,8 +72,12 @@ def save_model(model, path) -> None:
         "log_joint": getattr(model, "log_joint_", None),
         "n_empty_skipped": getattr(model, "n_empty_skipped_", 0),
     }
-    if model.vocabulary_ is not None:
-        arrays["vocabulary"] = np.asarray(model.vocabulary_, dtype=str)
+    if words is not None:
+        arrays["vocabulary"] = np.asarray(words, dtype=str)
+    if settings is not None:
+        meta["vectorizer"] = settings
+    if getattr(model, "data_selection_", None):
+        meta["data_selection"] = model.data_selection_
     if hasattr(model, "eta_samples_"):
         arrays["eta_samples"] = model.eta_samples_
     if name == "MedLDAClassifier":
@@ -80,6 +92,19 @@ def save_model(model, path) -> None:
         meta.update(y_mean=model.y_mean_, train_score=model.train_score_)
     arrays[_META_KEY] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
     atomic_write(path, lambda f: np.savez_compressed(f, **arrays))
+
+
+def _pipeline_parts(model, vectorizer) -> tuple:
+    """(estimator, vectorizer) of a Pipeline (its first and last steps: nothing else between them),
+    or ``model`` and ``vectorizer`` as given."""
+    steps = getattr(model, "steps", None)
+    if steps is None:
+        return model, vectorizer
+    if len(steps) != 2 or vectorizer is not None:
+        raise TypeError(f"a Pipeline is saved as its vectorizer and topic model, two steps, not {len(steps)}"
+                        + ("; and its vectorizer is its first step, not the vectorizer argument"
+                           if vectorizer is not None else ""))
+    return steps[1][1], steps[0][1]
 
 
 def _environment() -> dict:
@@ -153,6 +178,8 @@ def _rebuild(path: Path, meta: dict, arrays: dict):
     model.n_features_in_ = counts.shape[1]
     model.n_iter_ = model.max_iter  # every fit runs all its iterations
     model.vocabulary_ = schema.vocabulary(where, arrays.get("vocabulary"), counts.shape[1])
+    model.restore_vectorizer(meta.get("vectorizer"))
+    model.data_selection_ = meta.get("data_selection")
     model.fit_stats_ = meta["fit_stats"]
     model.trace_ = meta["trace"]
     model.log_joint_ = meta["log_joint"]

@@ -28,7 +28,7 @@ from medlda.io.validate import (
     real,
     short,
 )
-from medlda.limits import SWEEPS
+from medlda.limits import FILES, SWEEPS, WORDS
 
 META_KEY = "__metadata__"
 LARGEST = 2 ** 53  # the largest parameter value read (beyond it, sums with counts leave int64 and exact floats)
@@ -44,7 +44,33 @@ OVR_MODELS = Field(lambda v: isinstance(v, list) and all(isinstance(m, dict) and
 COMMON = {"format": TEXT, "format_version": integer(), "medlda_version": VERSION, "estimator": TEXT,
           "params": OBJECT, "fit_stats": OBJECT, "trace": ROWS, "log_joint": NUMBER.or_none(),
           "n_empty_skipped": integer(0)}
-COMMON_OPTIONAL = {"environment": STRINGS}
+NAME_CHARS = 1000  # the longest word, category or column name read
+
+
+def names(unique: bool) -> Field:
+    """A list of non-empty strings of at most NAME_CHARS characters (``unique``: each once)."""
+    def test(v) -> bool:
+        return (isinstance(v, list) and all(isinstance(x, str) and 0 < len(x) <= NAME_CHARS for x in v)
+                and (not unique or len(set(v)) == len(v)))
+    return Field(test, f"a list of{' distinct' if unique else ''} non-empty strings of at most {NAME_CHARS} characters")
+
+
+NAME = Field(lambda v: isinstance(v, str) and 0 < len(v) <= NAME_CHARS, f"a non-empty string of at most {NAME_CHARS} "
+             "characters")
+DOCUMENT_FREQUENCY = Field(lambda v: (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= LARGEST)
+                           or (isinstance(v, float) and 0 < v <= 1),
+                           "a number of documents (an integer >= 1) or a fraction of them in (0, 1]")
+# make_vectorizer's settings (medlda.data.text.SETTINGS): how raw text became the model's words
+VECTORIZER = {"news": FLAG, "min_df": DOCUMENT_FREQUENCY, "max_df": DOCUMENT_FREQUENCY,
+              "max_features": integer(1, LARGEST).or_none(),
+              "stop_words": Field(lambda v: v is None or v == "english" or names(False).test(v),
+                                  "'english', null or a list of words")}
+DATA_FORMATS = ("bow", "ldac", "folder", "reuters", "csv", "tsv", "jsonl", "txt")  # the readers' formats
+# what the command line read the training data as: its format, folder categories and table columns
+DATA_SELECTION = {"format": Field(lambda v: v in DATA_FORMATS, f"one of {', '.join(DATA_FORMATS)}").or_none(),
+                  "categories": names(True).or_none(), "label_column": NAME.or_none(),
+                  "text_column": NAME.or_none()}
+COMMON_OPTIONAL = {"environment": STRINGS, "vectorizer": OBJECT, "data_selection": OBJECT}
 # per estimator: (required fields, optional fields, required members, optional members); an
 # estimator not named here is read as LDA is
 FORMATS: dict[str, tuple[dict, dict, set, set]] = {
@@ -74,13 +100,24 @@ def check_metadata(where: Where, meta: dict, estimators: dict) -> None:
     for key, rule in FIT_STATS.items():
         if key in stats and not rule.test(stats[key]):
             raise where.fail(f"metadata: fit_stats {key} should be {rule.phrase}, not {short(stats[key])}")
+    if "vectorizer" in meta:
+        settings = check_fields(where, "metadata: vectorizer", meta["vectorizer"], VECTORIZER)
+        if isinstance(settings["stop_words"], list):
+            WORDS.check(len(settings["stop_words"]), f"{where.path}: metadata: vectorizer stop_words")
+    if "data_selection" in meta:
+        selection = check_fields(where, "metadata: data_selection", meta["data_selection"], DATA_SELECTION)
+        if selection["categories"] is not None:
+            FILES.check(len(selection["categories"]), f"{where.path}: metadata: data_selection categories")
     if name == "MedLDAClassifier" and meta["ovr"] != ("ovr_models" in meta):
         raise where.fail("metadata: ovr_models should be there exactly when ovr is true")
 
 
 def expected_members(meta: dict) -> tuple[set, set]:
-    """(required, optional) archive members of a file with metadata ``meta``."""
+    """(required, optional) archive members of a file with metadata ``meta``: the vocabulary is
+    required where the metadata keeps the text preprocessing that counts texts over it."""
     _, _, required, optional = FORMATS.get(meta["estimator"], FORMATS["LDA"])
+    if "vectorizer" in meta:
+        required = required | {"vocabulary"}
     return required | {META_KEY}, optional
 
 

@@ -14,6 +14,7 @@ from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from medlda.data.corpus import Corpus, check_count_matrix, is_id_vocabulary
+from medlda.data.text import is_texts, vectorizer_for
 from medlda.data.tokens import is_token_lists
 from medlda.engine.checkpoint import Checkpoints, check_run_params
 from medlda.engine.local import LocalBackend
@@ -26,6 +27,7 @@ from medlda.io.model_file import register_estimator, save_model
 from medlda.models.labels import effective_jobs
 from medlda.models.params import Param, check_fit_size, check_param, params_doc, validate
 from medlda.models.signature import FormerName, current_names, make_init
+from medlda.models.texts import no_text_hint, remember_words, text_preprocessing
 from medlda.reporting.reports import Summary, model_summary
 from medlda.samplers import make_sampler
 
@@ -159,7 +161,7 @@ class TopicModel(BaseEstimator):
                 bar.close()
         self.topic_word_counts_ = np.ascontiguousarray(state.n_wk.T)
         self.n_features_in_ = corpus.n_words
-        self.vocabulary_ = corpus.vocabulary if isinstance(self._fit_input, Corpus) else None
+        remember_words(self, corpus, self._fit_input)
         self.trace_ = result.trace
         self.n_iter_ = self.max_iter  # scikit-learn's name for the iterations run: no test stops a chain early
         self.log_joint_ = state.log_joint()
@@ -194,8 +196,28 @@ class TopicModel(BaseEstimator):
 
     def _input_corpus(self, X) -> Corpus:
         """New documents X as a Corpus over the fitted words (``as_corpus``: a Corpus with a
-        vocabulary is aligned to ``vocabulary_`` by word, anything else must match in size)."""
+        vocabulary is aligned to ``vocabulary_`` by word, anything else must match in size); raw
+        texts through ``vectorizer_``, for a model fitted on texts."""
+        if is_texts(X):
+            vectorizer = getattr(self, "vectorizer_", None)
+            if vectorizer is None:
+                raise ValueError(no_text_hint(self))
+            return Corpus.from_texts(X, vocabulary=self.vocabulary_, vectorizer=vectorizer)
         return as_corpus(X, self.n_features_in_, getattr(self, "vocabulary_", None), type(self).__name__)
+
+    def text_preprocessing(self, vectorizer=None) -> tuple[dict | None, np.ndarray | None]:
+        """(settings, words) that a model file keeps of how raw text becomes this model's words:
+        the ``medlda.data.text.make_vectorizer`` keywords of ``vectorizer`` (default: the model's
+        own ``vectorizer_``, None for a model fitted on counts; False: none) and the words of its
+        columns. ValueError for a vectorizer that make_vectorizer's settings cannot describe, or
+        whose words are not the model's."""
+        check_is_fitted(self, "topic_word_counts_")
+        return text_preprocessing(self, getattr(self, "vectorizer_", None) if vectorizer is None else vectorizer)
+
+    def restore_vectorizer(self, settings: dict | None) -> None:
+        """``vectorizer_`` from the make_vectorizer ``settings`` a model file keeps, over
+        ``vocabulary_`` (None: a model without text preprocessing)."""
+        self.vectorizer_ = None if settings is None else vectorizer_for(self.vocabulary_, settings)
 
     def _doc_topic_counts(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Averaged inferred doc-topic counts (D, K) of new documents, and their lengths; each
@@ -295,9 +317,13 @@ class TopicModel(BaseEstimator):
         check_is_fitted(self, "topic_word_counts_")
         return model_summary(self)
 
-    def save(self, path) -> None:
-        """Write the fitted model to one file (arrays + JSON metadata, no pickle), atomically."""
-        save_model(self, path)
+    def save(self, path, vectorizer=None) -> None:
+        """Write the fitted model to one file (arrays + JSON metadata, no pickle), atomically, with
+        its text preprocessing (``text_preprocessing``: the make_vectorizer settings and words of
+        ``vectorizer``, default the model's own ``vectorizer_``; False: none), so that the loaded
+        model predicts raw texts. A vectorizer make_vectorizer cannot describe is refused
+        (ValueError); a Pipeline (make_vectorizer(), model) is saved by ``medlda.save_model``."""
+        save_model(self, path, vectorizer=vectorizer)
 
 
 def fit_corpus(model: TopicModel, X, y=None, weight: np.ndarray | None = None):

@@ -21,6 +21,7 @@ from medlda.models.base import TopicModel, check_sample_weight, fit_corpus, poor
 from medlda.models.labels import codes_from_omega, label_indicator, warn_uncarried_labels
 from medlda.models.ovr import OneVsRest, fit_ovr, ovr_seeds
 from medlda.models.params import ETA, INFERENCE, PRIOR, RUN, SAMPLING, declared
+from medlda.models.texts import remember_words
 
 # what a one-vs-rest binary model does not inherit from its parent: it runs in one process, keeps no
 # checkpoints, and takes its documents' weights (class weights included) as they are
@@ -84,7 +85,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, TopicModel):
         self.fit_stats_ = fitted.fit_stats
         self.n_iter_ = self.max_iter
         self.n_features_in_ = corpus.n_words
-        self.vocabulary_ = corpus.vocabulary if isinstance(self._fit_input, Corpus) else None
+        remember_words(self, corpus, self._fit_input)
         for sub in self.estimators_:
             sub.vocabulary_ = self.vocabulary_
         self.log_joint_ = fitted.log_joint

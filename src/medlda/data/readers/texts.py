@@ -51,5 +51,6 @@ def texts_to_corpus(texts, labels, names, path: Path, vocabulary, vectorizer, ne
                                 labels=None if labels is None else [labels[d] for d in keep], source=str(path))
     corpus.n_empty_skipped = len(texts) - keep.size
     corpus.n_oov_dropped = n_oov
+    corpus.vectorizer = vectorizer  # kept by a model fitted on the corpus, to read new texts the same way
     corpus.doc_names = [names[d] for d in keep]
     return corpus
