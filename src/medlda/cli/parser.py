@@ -180,6 +180,26 @@ def _plot(g: argparse.ArgumentParser) -> None:
     g.set_defaults(func=_run("show", "cmd_plot"))
 
 
+def _report(r: argparse.ArgumentParser) -> None:
+    r.add_argument("--model", required=True, help=MODEL_HELP)
+    _data_args(r, "--input", required=False, help="documents to map and to score the model on (held-out ones); "
+               "without it the report shows the model alone", labels="the true labels; " + TRAINED_LABELS)
+    r.add_argument("--out", required=True, help="the HTML file to write (one self-contained file: figures and style "
+                                                "inline, nothing fetched)")
+    r.add_argument("--top-words", type=_positive_int, default=10, metavar="N", help="words per topic (default 10)")
+    r.add_argument("--class-topics", type=_positive_int, default=3, metavar="N",
+                   help="topics listed per class (default 3)")
+    r.add_argument("--method", choices=["tsne", "pca"], default="tsne", help="the document map's embedding")
+    r.add_argument("--seed", type=_non_negative_int, default=0,
+                   help="random seed of the document map (default 0)")
+    r.add_argument("--map-docs", type=_positive_int, default=2000, metavar="N",
+                   help="at most N documents of --input on the map, drawn at random (default 2000)")
+    r.add_argument("--n-jobs", type=int, default=None,
+                   help="cores for inference of --input documents (default: the model's n_jobs; -1 all cores)")
+    r.add_argument("--quiet", action="store_true", help="no progress and no chatter; warnings still go to stderr")
+    r.set_defaults(func=_run("report", "cmd_report"))
+
+
 def _demo(d: argparse.ArgumentParser) -> None:
     from medlda.samplers import SAMPLERS
 
@@ -210,6 +230,8 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
     "plot": ("draw a saved model's training curves, topics, topics per class, a map of documents, or its errors "
              "on labeled data (needs matplotlib)", _plot),
     "demo": ("train and evaluate on data drawn from the model itself", _demo),
+    "report": ("a saved model's topics, maps, errors on labeled data and training curves as one HTML page "
+               "(needs matplotlib)", _report),
 }
 
 
