@@ -50,8 +50,10 @@ def save_model(model, path, vectorizer=None) -> None:
     scikit-learn Pipeline of a vectorizer and one of them (``make_pipeline(make_vectorizer(),
     model)``). A model that reads raw text (fitted on texts, or through the pipeline's vectorizer,
     or given ``vectorizer``) keeps its ``make_vectorizer`` settings and words in the file, as JSON
-    and a string array, so that ``load_model(path).predict(texts)`` reads texts as the fit did; a
-    vectorizer those settings cannot describe is refused (ValueError), never pickled. The data
+    and a string array, so that ``load_model(path).predict(texts)`` reads texts as the fit did
+    (``load_model`` gives the topic model, pipeline or not: it counts raw texts itself, with its
+    ``vectorizer_``); a vectorizer those settings cannot describe is refused (ValueError), never
+    pickled. The data
     selection the command line trained on (``data_selection_``), if any, is kept too."""
     model, vectorizer = _pipeline_parts(model, vectorizer)
     name = type(model).__name__
