@@ -310,9 +310,10 @@ def _data_args(p, flag: str, required: bool, help: str, labels: str) -> None:
                         "one unlabeled document per line)")
     p.add_argument("--vocab", help="vocabulary file for lda-c data (lines 'id word' or one word a line)")
     p.add_argument("--categories", help="folder data: read only the documents of these comma-separated labels "
-                                        "(sub-folders)")
+                                        "(sub-folders); with a saved model, default: those it was trained on")
     p.add_argument("--text-column", default="text", help="tables: the column holding each document's text "
-                                                          "(default 'text')")
+                                                          "(default 'text'; with a saved model, the column it was "
+                                                          "trained on if the table has it)")
     p.add_argument("--label-column", help="tables: the column holding its labels (several comma-separated, or a number "
                                           f"for regression): {labels}")
 
