@@ -29,7 +29,7 @@ ALLOWED = {
                "limits"},
     "reporting": {"data", "evaluation", "io", "exceptions"},
     "cli": {"_version", "data", "evaluation", "io", "limits", "losses", "models", "reporting", "samplers", "exceptions",
-            "__init__"},
+            "engine", "__init__"},
     "__init__": {"_version", "data", "models", "io"},
     "__main__": {"cli"},
 }

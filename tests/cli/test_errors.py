@@ -164,7 +164,7 @@ def test_word_counts_must_be_positive(capsys):
     (["train", "--train", "nope.txt", "--checkpoint-every", "-1"], "--checkpoint-every", "must be at least 0"),
     (["train", "--train", "nope.txt", "--workers", "0"], "--workers", "must be at least 1"),
     (["train", "--train", "nope.txt", "--seed", "-3"], "--seed", "must be at least 0"),
-    (["plot", "--model", "m.npz", "--kind", "explain", "--out", "f.png", "--doc", "-1"], "--doc", "must be at least 0"),
+    (["plot", "--model", "m.npz", "--kind", "explain", "--out", "f.png", "--doc", "0"], "--doc", "must be at least 1"),
     (["plot", "--model", "m.npz", "--kind", "map", "--out", "f.png", "--seed", "-1"], "--seed", "must be at least 0"),
 ])
 def test_numeric_options_are_checked_before_the_data_is_read(capsys, argv, flag, match):

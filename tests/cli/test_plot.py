@@ -34,7 +34,7 @@ def test_cli_plot_writes_each_kind(capsys, tmp_path, three_classes):
                           (["--kind", "predictions", "--input", str(data)], "needs a MedLDARegressor"),
                           (["--kind", "topics", "--topic-ids", "x"], "'x' is not a topic id"),
                           (["--kind", "trace", "--dpi", "0"], "--dpi must be positive"),
-                          (["--kind", "explain", "--input", str(data), "--doc", "500"], "doc 500 is out of range"),
+                          (["--kind", "explain", "--input", str(data), "--doc", "500"], "no document 'line 500'"),
                           (["--kind", "trace", "--out", str(tmp_path / "f.doc")], "unknown figure format")]:
         out = [] if "--out" in argv else ["--out", str(tmp_path / "bad.png")]
         code = main(["plot", "--model", str(path), *argv, *out])
@@ -62,3 +62,32 @@ def test_plot_explain_of_a_multilabel_model_asks_for_label_in_cli_words(capsys, 
                        "--label", "nope")
     assert code == 2 and "--label 'nope' is not a class of the model; one of: " in err
     assert not out.exists()
+
+
+def test_plot_doc_counts_documents_as_predict_ids_names_them(capsys, tmp_path, three_classes, monkeypatch):
+    """--doc N is 'line N' of the file, as predict --ids prints it, blank lines counted; by name too."""
+    pytest.importorskip("matplotlib")
+    from medlda.reporting import plots
+
+    model, _, test, y_test = three_classes
+    path = tmp_path / "m.npz"
+    model.save(path)
+    test = test.subset(np.arange(6))  # a copy: the fixture is shared
+    test.labels = [(str(v),) for v in y_test[:6]]
+    lines = write_bow(test, tmp_path / "t.txt").read_text().splitlines()
+    data = tmp_path / "gap.txt"
+    data.write_text("\n".join([lines[0], "", *lines[1:]]) + "\n")  # line 2 empty: skipped
+    titles = []
+    monkeypatch.setattr(plots, "save_figure",
+                        lambda fig, out, dpi=150: titles.append(fig.axes[0].get_title(loc="left")))
+    base = ["plot", "--model", path, "--kind", "explain", "--input", data, "--out", tmp_path / "e.png"]
+    for doc in ("3", "line 3"):
+        code, _, err = run(capsys, *base, "--doc", doc)
+        assert code == 0, err
+    code, out, err = run(capsys, "predict", "--model", path, "--input", data, "--ids", "--quiet")
+    assert code == 0, err
+    predicted = dict(line.split("\t") for line in out.splitlines())
+    assert len(titles) == 2 and titles[0] == titles[1]
+    assert titles[0].startswith(f"line 3: predicted {predicted['line 3']}, ahead of ")
+    code, _, err = run(capsys, *base, "--doc", "2")
+    assert code == 2 and "no document 'line 2'" in err and "empty documents are skipped" in err

@@ -123,6 +123,31 @@ def test_predictions_of_a_regressor():
     widths = sorted((bar.get_width() for bar in a.patches), key=abs, reverse=True)
     assert np.allclose(widths, parts[np.argsort(-np.abs(parts))])
     assert a.get_title(loc="left").startswith(f"document 0: predicted {model.predict(corpus)[0]:.4g}")
+    assert _legend(a) == [("raises the prediction", "tab:green"), ("lowers the prediction", "tab:red")]
+
+
+def _legend(a) -> list[tuple[str, str]]:
+    """An Axes' legend as (text, colour name) pairs."""
+    names = {matplotlib.colors.to_rgba(c): c for c in ("tab:green", "tab:red")}
+    legend = a.get_legend()
+    return [(t.get_text(), names.get(tuple(h.get_facecolor())))
+            for t, h in zip(legend.get_texts(), legend.legend_handles)]
+
+
+def test_a_binary_explanation_names_the_other_class_and_empty_topics_show_no_words(binary_corpus):
+    corpus, _ = binary_corpus
+    y = corpus.single_labels()
+    model = MedLDAClassifier(6, max_iter=10, **FAST).fit(corpus, y)
+    model.topic_word_counts_[5] = 0  # an empty topic: no training token
+    predicted = model.predict(corpus)[0]
+    other = next(str(c) for c in model.classes_ if str(c) != str(predicted))
+    (a,) = _visible(plots.plot_explanation(model, corpus, doc=0, n_topics=6))
+    assert a.get_title(loc="left").startswith(f"document 0: predicted {predicted}, ahead of {other} by ")
+    assert [text for text, _ in _legend(a)] == [f"favours {predicted}", f"favours {other}"]
+    assert "5: (empty)" in [t.get_text() for t in a.get_yticklabels()]
+    panels = _visible(plots.plot_topics(model, [4, 5]))
+    assert [p.get_title(loc="left") for p in panels] == ["topic 4", "topic 5 (empty)"]
+    assert len(panels[1].patches) == 0 < len(panels[0].patches)
 
 
 def test_explanation_bars_are_the_documents_topic_parts(three_classes):
@@ -137,10 +162,15 @@ def test_explanation_bars_are_the_documents_topic_parts(three_classes):
     greens = [bar.get_facecolor() == matplotlib.colors.to_rgba("tab:green") for bar in a.patches]
     assert greens == [v > 0 for v in parts[order]]
     predicted = model.predict(test)[7]
-    assert a.get_title(loc="left") == f"document 7: predicted {predicted} (margin over the runner-up {parts.sum():.3g})"
+    omega = model.decision_function(test)[7]
+    rival = model.classes_[np.argsort(-omega, kind="stable")[1]]
+    assert a.get_title(loc="left") == f"document 7: predicted {predicted}, ahead of {rival} by {parts.sum():.3g}"
+    assert _legend(a) == [(f"favours {predicted}", "tab:green"), (f"favours {rival}", "tab:red")]
+    assert not any(symbol in a.get_xlabel() + a.get_title(loc="left") for symbol in ("zbar", "eta", "omega", "|"))
     label_parts = model.decision_contributions(test, label="neg")[7]
-    (b,) = _visible(plots.plot_explanation(model, test, doc=7, label="neg"))
-    assert b.get_title(loc="left") == f"document 7: score of neg = {label_parts.sum():+.3g}"
+    (b,) = _visible(plots.plot_explanation(model, test, doc=7, label="neg", name="line 9"))
+    assert b.get_title(loc="left") == f"line 9: score of neg = {label_parts.sum():+.3g}"
+    assert _legend(b) == [("for neg", "tab:green"), ("against neg", "tab:red")]
     with pytest.raises(ValueError, match="doc 120 is out of range: X has 120 documents"):
         plots.plot_explanation(model, test, doc=120)
     with pytest.raises(ValueError, match="'maybe' is not one of the model's classes"):

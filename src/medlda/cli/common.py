@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from medlda.cli.progress import reading
 from medlda.data.corpus import NPY_META, Corpus
 from medlda.data.readers.tables import TABLE_FORMATS
 from medlda.exceptions import MedLDAError
@@ -101,8 +102,9 @@ def read_data(args, path: str, role: str, vocabulary=None, trained_label_column:
         kwargs.update(_vectorizer_arg(args, path, fmt))
     elif vectorizer is not None and vocabulary is not None and fmt in RAW_TEXT:
         kwargs["vectorizer"] = vectorizer
-    with warnings.catch_warnings(record=True) as caught:  # the readers' warnings, as one line each
-        warnings.simplefilter("always", FilesSkippedWarning)
+    with (warnings.catch_warnings(record=True) as caught,
+          reading(args, path, fmt, fmt in RAW_TEXT, kwargs.get("subset"))):
+        warnings.simplefilter("always", FilesSkippedWarning)  # the readers' warnings, as one line each
         corpus = read_corpus(path, format=fmt, vocabulary=vocabulary, **kwargs)
     for warning in caught:
         if issubclass(warning.category, FilesSkippedWarning):
@@ -381,5 +383,6 @@ def coherence_of(model, docs: Corpus, measure: str, n_words: int, relevance: flo
 
 def doc_ids(corpus: Corpus) -> list[str]:
     """Each document's name: its file in a folder or archive, 'line N' of a bow, lda-c or table
-    file, 'NEWID=N' in Reuters; else its position among the non-empty documents."""
-    return list(corpus.doc_names) if corpus.doc_names is not None else [str(d) for d in range(corpus.n_docs)]
+    file, 'NEWID=N' in Reuters; else its place among the non-empty documents, from 1 (as plot --doc
+    counts them)."""
+    return list(corpus.doc_names) if corpus.doc_names is not None else [str(d + 1) for d in range(corpus.n_docs)]

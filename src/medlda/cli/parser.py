@@ -168,9 +168,10 @@ def _plot(g: argparse.ArgumentParser) -> None:
                    help="words per topic (default 10; 5 for class-topics)")
     g.add_argument("--class-topics", type=_positive_int, default=3, help="class-topics: topics per class")
     _relevance_arg(g)
-    g.add_argument("--doc", type=_non_negative_int, default=0,
-                   help="explain: which document of --input, from 0, empty ones skipped: the line of predict's "
-                        "output (default 0)")
+    g.add_argument("--doc", type=_document, default=1,
+                   help="explain: which document of --input: its name as predict --ids prints it ('line 12', a "
+                        "file of a folder), or a number N: line N of a file, the N-th document of a folder "
+                        "(from 1; default 1, the first)")
     g.add_argument("--label", help="explain: a class whose score to split (multi-label models need one)")
     g.add_argument("--n-topics", type=_positive_int, default=8, help="explain: topics shown (default 8)")
     g.add_argument("--method", choices=["tsne", "pca"], default="tsne", help="map: the 2-d embedding")
@@ -249,6 +250,15 @@ def _positive_int(text: str) -> int:
 def _non_negative_int(text: str) -> int:
     """argparse type: an integer of at least 0 (seeds, counts that may be none)."""
     return int_at_least(0)(text)
+
+
+def _document(text: str) -> int | str:
+    """argparse type: a document by number (an integer of at least 1) or by name."""
+    try:
+        int(text)
+    except ValueError:
+        return text
+    return _positive_int(text)
 
 
 def _unit_number(text: str) -> float:

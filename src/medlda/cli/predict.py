@@ -17,6 +17,7 @@ from medlda.cli.common import (
     no_labels_hint,
     read_model_data,
 )
+from medlda.cli.progress import predicting, stage
 from medlda.evaluation.scoring import model_task
 from medlda.io.atomic import atomic_write, check_writable
 
@@ -36,7 +37,8 @@ def cmd_predict(args) -> int:
     if args.explain < 0:
         raise CLIError("--explain must be a number of topics, 0 or more")
     corpus = read_model_data(args, model, args.input)
-    zbar = model.transform(corpus)  # one inference for labels, probabilities and explanations
+    with predicting(args, corpus.n_docs):
+        zbar = model.transform(corpus)  # one inference for labels, probabilities and explanations
     if hasattr(model, "classes_"):
         omega = model.decision_from_topics(zbar)
         pred = model.labels_from_decision(omega)
@@ -107,7 +109,8 @@ def cmd_evaluate(args) -> int:
                        + (f": {hint}" if hint else ""))
     task = model_task(model)
     y = model_targets(model, corpus, args.input)
-    pred, extra = predict_with_log_loss(model, task, corpus, y)
+    with predicting(args, corpus.n_docs):
+        pred, extra = predict_with_log_loss(model, task, corpus, y)
     report = evaluate(task, y, pred, getattr(model, "classes_", None))
     report.update(extra, empty_skipped=corpus.n_empty_skipped, oov_dropped=corpus.n_oov_dropped)
     print(json.dumps(report) if args.json else "\n".join(evaluation_lines(report, args.confusion)))
@@ -127,7 +130,8 @@ def cmd_transform(args) -> int:
     if args.out:
         check_writable(args.out)
     corpus = read_model_data(args, model, args.input)
-    theta = model.transform(corpus)
+    with stage(args, f"inferring the topics of {corpus.n_docs:,} documents", has_bar=True):
+        theta = model.transform(corpus)
     result = {"n_docs": corpus.n_docs, "n_topics": theta.shape[1], "empty_skipped": corpus.n_empty_skipped,
               "oov_dropped": corpus.n_oov_dropped}
     if as_npy:

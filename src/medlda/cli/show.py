@@ -12,6 +12,7 @@ from medlda.cli.common import (
     CLIError,
     check_outputs,
     coherence_of,
+    doc_ids,
     load_with_jobs,
     model_targets,
     read_model_data,
@@ -94,25 +95,35 @@ def cmd_plot(args) -> int:
                                       relevance=args.relevance)
     elif args.kind == "explain":
         corpus = read_model_data(args, model, args.input)
-        fig = plots.plot_explanation(model, corpus, args.doc, args.n_topics, n_words=args.top_words or 5,
-                                     label=args.label)
+        row, name = _document(corpus, args.doc, args.input)
+        with _inferring(args, corpus):
+            fig = plots.plot_explanation(model, corpus, row, args.n_topics, n_words=args.top_words or 5,
+                                         label=args.label, name=name)
     else:
         corpus = read_model_data(args, model, args.input)
         y = None
         if corpus.labels is not None and hasattr(model, "predict"):
             y = model_targets(model, corpus, args.input)
-        if args.kind == "map":
-            fig = plots.plot_topic_map(model, corpus, None if y is None or np.ndim(y) != 1 else y,
-                                       method=args.method, random_state=args.seed, n_jobs=args.n_jobs)
-        elif y is None:
+        if args.kind != "map" and y is None:
             raise CLIError(f"{args.input}: --kind {args.kind} needs labeled documents and a supervised model")
-        elif args.kind == "confusion":
-            fig = plots.plot_confusion(model, corpus, y)
-        else:
-            fig = plots.plot_predictions(model, corpus, y)
+        with _inferring(args, corpus):
+            if args.kind == "map":
+                fig = plots.plot_topic_map(model, corpus, None if y is None or np.ndim(y) != 1 else y,
+                                           method=args.method, random_state=args.seed, n_jobs=args.n_jobs)
+            elif args.kind == "confusion":
+                fig = plots.plot_confusion(model, corpus, y)
+            else:
+                fig = plots.plot_predictions(model, corpus, y)
     plots.save_figure(fig, args.out, dpi=args.dpi)
     print(f"figure written to {args.out}", file=sys.stderr)
     return 0
+
+
+def _inferring(args, corpus):
+    """The stage of drawing a figure of ``corpus``'s documents: mostly inferring their topics."""
+    from medlda.cli.progress import stage
+
+    return stage(args, f"inferring the topics of {corpus.n_docs:,} documents to draw them", has_bar=True)
 
 
 def _check_label(model, label: str | None) -> None:
@@ -127,6 +138,22 @@ def _check_label(model, label: str | None) -> None:
         raise CLIError(f"a multi-label model decides each label apart: give --label, one of: {', '.join(names)}")
     if label is not None and label not in names:
         raise CLIError(f"--label {label!r} is not a class of the model; one of: {', '.join(names)}")
+
+
+def _document(corpus, doc: int | str, path: str) -> tuple[int, str]:
+    """(row of ``corpus``, name) of --doc: a name as ``predict --ids`` prints it, or a number N,
+    "line N" of a file read by lines, else the N-th document (from 1, as the output's lines)."""
+    names = doc_ids(corpus)
+    by_line = bool(names) and all(name.startswith("line ") for name in names)
+    wanted = f"line {doc}" if isinstance(doc, int) and by_line else doc
+    if isinstance(wanted, str):
+        if wanted in names:
+            return names.index(wanted), wanted
+        raise CLIError(f"--doc {doc}: no document {wanted!r} in {path} (empty documents are skipped); give a "
+                       f"name as predict --ids prints it (e.g. {names[0]!r}) or a number")
+    if doc > corpus.n_docs:
+        raise CLIError(f"--doc {doc}: {path} has {corpus.n_docs} non-empty documents")
+    return doc - 1, names[doc - 1]
 
 
 def _int_id(text: str, flag: str) -> int:

@@ -21,6 +21,7 @@ from medlda.cli.common import (
     warn,
 )
 from medlda.cli.flags import estimator_arguments
+from medlda.cli.progress import predicting, training
 from medlda.data.corpus import Corpus
 from medlda.io.atomic import atomic_write_text, check_writable
 
@@ -71,7 +72,9 @@ def _train_and_evaluate(args, train: Corpus, test: Corpus | None, common: dict, 
     from medlda.reporting.reports import coherence_json
 
     if args.unsupervised:
-        model = LDA(n_topics, **estimator_arguments(args, LDA), **common).fit(train, heldout=test if args.trace else None)
+        model = LDA(n_topics, **estimator_arguments(args, LDA), **common)
+        with training(args, model, train.n_docs):
+            model.fit(train, heldout=test if args.trace else None)
     else:
         model, task, y_test = _fit_supervised(args, train, test, common, n_topics, test_name)
     remember_label_column(model, args)
@@ -94,7 +97,8 @@ def _train_and_evaluate(args, train: Corpus, test: Corpus | None, common: dict, 
         else:
             from medlda.evaluation.metrics import measures
             from medlda.evaluation.scoring import predict_with_log_loss
-            pred, extra = predict_with_log_loss(model, task, test, y_test)
+            with predicting(args, test.n_docs, "test documents"):
+                pred, extra = predict_with_log_loss(model, task, test, y_test)
             result.update(measures(task, y_test, pred), **extra)
     return model, result
 
@@ -232,7 +236,8 @@ def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict, n_to
             y_test = targets(test, task)
             if task == "classification":
                 check_seen(y_test, np.unique(y), test_name)
-    model.fit(train, y)
+    with training(args, model, train.n_docs):
+        model.fit(train, y)
     if names is not None:
         model.classes_ = names  # label names instead of column indices
     return model, task, y_test
@@ -313,7 +318,8 @@ def cmd_demo(args) -> int:
               f"training on {train.n_docs}, testing on {test.n_docs}")
     model = MedLDAClassifier(args.topics, c=1.0, margin=1.0, max_iter=args.iters, sampler=args.sampler,
                              random_state=args.seed, verbose=int(show_progress(args)))
-    model.fit(train, y[:n_train])
+    with training(args, model, train.n_docs):
+        model.fit(train, y[:n_train])
     result = _train_summary(model, train, args)
     result["accuracy"] = float(model.score(test, y[n_train:]))
     result["n_test_docs"] = test.n_docs

@@ -19,7 +19,7 @@ from medlda.data.tokens import is_token_lists
 from medlda.engine.checkpoint import Checkpoints, check_run_params
 from medlda.engine.local import LocalBackend
 from medlda.engine.loop import Supervision, train
-from medlda.engine.progress import ProgressBar
+from medlda.engine.progress import ProgressBar, bar_layout
 from medlda.engine.ray import ray_backend
 from medlda.engine.warmup import warm_up
 from medlda.evaluation.coherence import topic_coherence
@@ -228,7 +228,7 @@ class TopicModel(BaseEstimator):
         rng = np.random.default_rng(self.random_state)
         bar = None
         if self.verbose:
-            bar = tqdm(total=corpus.n_docs, desc="inference", unit="doc", dynamic_ncols=True)
+            bar = tqdm(total=corpus.n_docs, desc="inference", unit="doc", **bar_layout())
         try:
             counts = self._make_sampler().infer(corpus.word_ids, corpus.doc_ptr, self._phi_wk(), self._alpha(),
                                                 self.n_infer_burn, self.n_infer_avg, rng, self._sampler_threads(),

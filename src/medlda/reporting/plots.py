@@ -24,7 +24,7 @@ from medlda.data.corpus import count_matrix_shape
 from medlda.evaluation.explain import top_topics
 from medlda.evaluation.metrics import r2
 from medlda.io.atomic import atomic_write
-from medlda.reporting.reports import class_topic_weights
+from medlda.reporting.reports import class_topic_weights, topic_words
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -96,21 +96,21 @@ def plot_topics(model, topics: Sequence[int] | None = None, n_words: int = 10, v
                 relevance: float = 1.0) -> Figure:
     """The ``n_words`` top words of each topic in ``topics`` (default: the first 12; the most
     probable, or by ``relevance``, see ``top_word_ids``) as bars of their probability phi_kw, one
-    panel per topic."""
+    panel per topic; an empty topic (no training token) is titled so, without bars."""
     phi = model.topic_word_
     topics = list(range(min(12, phi.shape[0]))) if topics is None else [int(k) for k in topics]
     bad = [k for k in topics if not 0 <= k < phi.shape[0]]
     if bad:
         raise ValueError(f"topics {bad} out of range: the model has {phi.shape[0]} topics")
     ids = model.top_word_ids(n_words, relevance)  # one ranking for the bars and their labels
-    words = model.words_of(ids, vocabulary)
+    words = topic_words(model, n_words, relevance, vocabulary)
     fig, axes = _panels(ax, len(topics), ncols=4, panel_size=(3.2, 0.25 * n_words + 1.0))
     for a, k in zip(axes, topics):
-        top = phi[k, ids[k]]
+        top = phi[k, ids[k]][:len(words[k])]
         a.barh(np.arange(len(top)), top, color="tab:blue")
-        a.set_yticks(np.arange(len(top)), words[k][:len(top)])
+        a.set_yticks(np.arange(len(top)), words[k])
         a.invert_yaxis()
-        a.set_title(f"topic {k}", loc="left")
+        a.set_title(f"topic {k}" if words[k] else f"topic {k} (empty)", loc="left")
         a.set_xlabel("p(word | topic)")
     return fig
 
@@ -122,7 +122,7 @@ def plot_class_topics(model, n_topics: int = 3, n_words: int = 5, vocabulary=Non
     if not hasattr(model, "eta_samples_"):
         raise ValueError("an unsupervised LDA has no classifier weights: use plot_topics")
     weights = class_topic_weights(model, n_topics)
-    words = model.words_of(model.top_word_ids(n_words, relevance), vocabulary)
+    words = topic_words(model, n_words, relevance, vocabulary)
     fig, axes = _panels(ax, len(weights), ncols=2, panel_size=(6.5, 0.45 * n_topics + 1.0))
     for a, (label, weighted) in zip(axes, weights.items()):
         ks = [k for k, _ in weighted]
@@ -137,11 +137,12 @@ def plot_class_topics(model, n_topics: int = 3, n_words: int = 5, vocabulary=Non
 
 
 def plot_explanation(model, X, doc: int = 0, n_topics: int = 8, n_words: int = 5, label=None, vocabulary=None,
-                     ax=None) -> Figure:
-    """Why document ``doc`` of X got its prediction: the ``n_topics`` topics with the largest
-    parts zbar_dk * eta_k of its decision (``decision_contributions``; in size, green toward the
-    prediction or ``label``, red against), labeled with their words. X is inferred whole, as by
-    ``predict``, so the figure shows what ``predict`` decided."""
+                     ax=None, name: str | None = None) -> Figure:
+    """Why document ``doc`` (a row of X, from 0) got its prediction: the ``n_topics`` topics that
+    move its decision most (``decision_contributions``: each topic's share of the document times
+    its weight), in size, labeled with their words, coloured by the class each favours (a legend
+    says which); ``name`` titles the document (default "document <doc>"). X is inferred whole, as
+    by ``predict``, so the figure shows what ``predict`` decided."""
     if not hasattr(model, "decision_contributions"):
         raise ValueError("an unsupervised LDA makes no prediction to explain")
     n_docs = count_matrix_shape(X)[0]
@@ -150,27 +151,49 @@ def plot_explanation(model, X, doc: int = 0, n_topics: int = 8, n_words: int = 5
     classifier = hasattr(model, "classes_")
     task = model.label_index(label) if classifier else None  # refused before the inference
     zbar = model.transform(X)
+    name = f"document {doc}" if name is None else name
     if classifier:
         parts = model.contributions_from_topics(zbar, task)[doc]
         if task is None:
-            predicted = model.labels_from_decision(model.decision_from_topics(zbar))[doc]
-            margin = "|omega|" if model.eta_.shape[0] == 1 else "margin over the runner-up"
-            title = f"document {doc}: predicted {predicted} ({margin} {parts.sum():.3g})"
+            omega = model.decision_from_topics(zbar)
+            predicted = model.labels_from_decision(omega)[doc]
+            rival = _runner_up(model, omega[doc], predicted)
+            title = f"{name}: predicted {predicted}, ahead of {rival} by {parts.sum():.3g}"
+            sides = (f"favours {predicted}", f"favours {rival}")
         else:
-            title = f"document {doc}: score of {model.classes_[task]} = {parts.sum():+.3g}"
+            target = model.classes_[task]
+            title = f"{name}: score of {target} = {parts.sum():+.3g}"
+            sides = (f"for {target}", f"against {target}")
+        axis = "how much the topic moves the decision (its share of the document x its weight)"
     else:
         parts = model.contributions_from_topics(zbar)[doc]
-        title = f"document {doc}: predicted {model.predict_from_topics(zbar)[doc]:.4g} (mean {model.y_mean_:.4g})"
+        title = f"{name}: predicted {model.predict_from_topics(zbar)[doc]:.4g} (mean response {model.y_mean_:.4g})"
+        sides = ("raises the prediction", "lowers the prediction")
+        axis = "how much the topic moves the prediction from the mean (its share of the document x its weight)"
     ids, values = top_topics(parts[None, :], n_topics, absolute=True)
-    words = model.words_of(model.top_word_ids(n_words), vocabulary)
-    fig, (a,) = _panels(ax, 1, panel_size=(7.0, 0.4 * ids.shape[1] + 1.2))
-    a.barh(np.arange(ids.shape[1]), values[0], color=["tab:green" if v > 0 else "tab:red" for v in values[0]])
-    a.set_yticks(np.arange(ids.shape[1]), [f"{k}: {' '.join(words[k])}" for k in ids[0]], fontsize=8)
+    words = topic_words(model, n_words, vocabulary=vocabulary)
+    fig, (a,) = _panels(ax, 1, panel_size=(7.0, 0.4 * ids.shape[1] + 1.6))
+    colors = {True: "tab:green", False: "tab:red"}
+    a.barh(np.arange(ids.shape[1]), values[0], color=[colors[bool(v > 0)] for v in values[0]])
+    a.set_yticks(np.arange(ids.shape[1]), [f"{k}: {' '.join(words[k]) or '(empty)'}" for k in ids[0]], fontsize=8)
     a.invert_yaxis()
     a.axvline(0.0, color="black", linewidth=0.6)
-    a.set_xlabel("part of the decision  zbar_dk * eta_k")
+    from matplotlib.patches import Patch
+
+    a.legend(handles=[Patch(color=colors[True], label=sides[0]), Patch(color=colors[False], label=sides[1])],
+             fontsize=8, loc="best", frameon=False)
+    a.set_xlabel(axis, fontsize=8)
     a.set_title(title, loc="left", fontsize=10)
     return fig
+
+
+def _runner_up(model, omega: np.ndarray, predicted) -> str:
+    """The class a document's prediction beat: binary, the other class; else the second-highest
+    score's."""
+    classes = [str(c) for c in model.classes_]
+    if np.size(omega) == 1:
+        return next(c for c in classes if c != str(predicted))
+    return classes[int(np.argsort(-np.asarray(omega), kind="stable")[1])]
 
 
 def _embed(zbar: np.ndarray, method: str, random_state, n_jobs: int | None) -> np.ndarray:

@@ -24,6 +24,13 @@ def empty_topics(model) -> np.ndarray:
     return topic_shares(model) < EMPTY_SHARE
 
 
+def topic_words(model, n_words: int = 10, relevance: float = 1.0, vocabulary=None) -> list[list[str]]:
+    """Each topic's ``n_words`` top words (``model.top_word_ids``), none for an empty topic: its
+    "top words" are filler (``empty_topics``), shown nowhere."""
+    words = model.words_of(model.top_word_ids(n_words, relevance), vocabulary)
+    return [[] if empty else list(w) for w, empty in zip(words, empty_topics(model))]
+
+
 def topic_lines(model, n_words: int = 10, coherence: tuple[str, np.ndarray] | None = None,
                 order=None, relevance: float = 1.0) -> list[str]:
     """One line per topic: its index, its share of the training tokens, its coherence if given
@@ -31,12 +38,12 @@ def topic_lines(model, n_words: int = 10, coherence: tuple[str, np.ndarray] | No
     probable, or by ``relevance``); topics in ``order`` (ids), else by id. An empty topic says
     "(empty)" instead of its filler words."""
     width = len(str(model.n_components - 1))
-    words = model.words_of(model.top_word_ids(n_words, relevance))
-    shares, empty = topic_shares(model), empty_topics(model)
+    words = topic_words(model, n_words, relevance)
+    shares = topic_shares(model)
     lines = []
     for k in range(len(words)) if order is None else order:
         score = f", {coherence[0]} {coherence[1][k]:+.3f}" if coherence is not None else ""
-        shown = "(empty)" if empty[k] else " ".join(words[k])
+        shown = " ".join(words[k]) or "(empty)"
         lines.append(f"topic {k:>{width}} ({shares[k]:5.1%}{score}): {shown}")
     return lines
 
@@ -84,7 +91,7 @@ def class_topic_lines(model, n_topics: int = 3, n_words: int = 8, relevance: flo
     """For each class, the topics whose classifier weight favours it most, with weights and words
     (``class_topic_weights``: no empty topics), under a heading; a regressor's, the
     topics that raise the response and those that lower it."""
-    words = model.words_of(model.top_word_ids(n_words, relevance))
+    words = topic_words(model, n_words, relevance)
     lines = ["topics that weigh most for each class:"] if hasattr(model, "classes_") else []
     for label, weighted in class_topic_weights(model, n_topics).items():
         lines.append(_class_heading(model, label))
@@ -102,8 +109,8 @@ def _class_heading(model, label) -> str:
 
 
 def topics_json(model, n_words: int = 10, n_class_topics: int = 3, relevance: float = 1.0) -> dict:
-    """The same reports as JSON-ready data."""
-    out = {"topics": model.words_of(model.top_word_ids(n_words, relevance)), "topic_shares": topic_shares(model).tolist(),
+    """The same reports as JSON-ready data (an empty topic's words: none)."""
+    out = {"topics": topic_words(model, n_words, relevance), "topic_shares": topic_shares(model).tolist(),
            "relevance": relevance}
     if hasattr(model, "eta_samples_"):
         out["class_topics"] = {str(c): t for c, t in model.class_topics(n_class_topics).items()}
@@ -113,8 +120,8 @@ def topics_json(model, n_words: int = 10, n_class_topics: int = 3, relevance: fl
 
 def explanation_json(words: list[list[str]], ids: np.ndarray, values: np.ndarray) -> list[dict]:
     """One document's explaining topics (``medlda.evaluation.explain.top_topics``) as JSON-ready records:
-    topic id, contribution to the decision, and the topic's top words (``words``, the model's
-    ``top_words`` made once for all documents)."""
+    topic id, contribution to the decision, and the topic's top words (``words``, ``topic_words``
+    made once for all documents)."""
     return [{"topic": int(k), "contribution": float(v), "words": words[k]} for k, v in zip(ids, values)]
 
 
@@ -246,11 +253,19 @@ def evaluation_lines(report: dict, confusion: bool = False) -> list[str]:
         lines.extend(f"{name:<{width}}  {m['precision']:9.3f}  {m['recall']:6.3f}  {m['f1']:6.3f}  {m['support']:7d}"
                      for name, m in rows)
     if confusion and "confusion" in report:
-        names, matrix = report["classes"], report["confusion"]
-        cell = max(4, *(len(str(v)) for row in matrix for v in row))
-        short = [name[: cell] for name in names]
-        width = max(len(name) for name in names)
-        lines.append(f"confusion (rows: true class, columns: predicted, the first {cell} letters)")
-        lines.append(" " * (width + 2) + " ".join(f"{s:>{cell}}" for s in short))
-        lines.extend(f"{name:<{width}}  " + " ".join(f"{v:>{cell}}" for v in row) for name, row in zip(names, matrix))
+        lines.extend(confusion_lines(report["classes"], report["confusion"]))
+    return lines
+
+
+def confusion_lines(names: list[str], matrix: list[list[int]]) -> list[str]:
+    """A confusion matrix as text: one row per true class, led by its number and its whole name;
+    the columns, predicted classes, headed by the same numbers (names of any length fit)."""
+    names = [str(n) for n in names]
+    number = len(str(len(names)))
+    cell = max(number, *(len(str(v)) for row in matrix for v in row))
+    width = max(len(name) for name in names)
+    lines = ["confusion (rows: true class; columns: predicted class, numbered as the rows)",
+             " " * (number + width + 3) + " ".join(f"{c:>{cell}}" for c in range(1, len(names) + 1))]
+    lines.extend(f"{i:>{number}} {name:<{width}}  " + " ".join(f"{v:>{cell}}" for v in row)
+                 for i, (name, row) in enumerate(zip(names, matrix), 1))
     return lines
