@@ -132,6 +132,19 @@ def test_resolution_is_one_function_a_new_command_can_reuse(capsys, news):
     assert notes(capsys.readouterr().err) == [NOTE + "categories fruit,cars"]
 
 
+def test_preprocessing_flags_keep_the_readers_header_rule():
+    """--min-df and the like change the words, not whether e-mail headers are stripped: for
+    folders only, as the readers do by default (so a model's stored preprocessing is the reader's)."""
+    import argparse
+
+    from medlda.cli.common import RAW_TEXT, training_vectorizer
+
+    args = argparse.Namespace(min_df=2, max_df=1.0, max_words=None, stop_words="english")
+    news = {fmt: training_vectorizer(args, "data", fmt)["vectorizer"].get_params()["preprocessor"] is not None
+            for fmt in RAW_TEXT}
+    assert news == {fmt: fmt == "folder" for fmt in RAW_TEXT}
+
+
 @pytest.mark.slow
 def test_20newsgroups_model_scores_and_evaluates_on_its_own_two_groups(capsys, tmp_path, shared_data):
     """The issue's example: trained on two groups, topics --coherence and evaluate read those two."""

@@ -99,7 +99,7 @@ def read_data(args, path: str, role: str, vocabulary=None, trained_label_column:
         raise CLIError(f"{path}: --text-column and --label-column are for tables (csv, tsv, jsonl), "
                        f"and this is {fmt} data")
     if vocabulary is None and role == "train":
-        kwargs.update(_vectorizer_arg(args, path, fmt))
+        kwargs.update(training_vectorizer(args, path, fmt))
     elif vectorizer is not None and vocabulary is not None and fmt in RAW_TEXT:
         kwargs["vectorizer"] = vectorizer
     with (warnings.catch_warnings(record=True) as caught,
@@ -269,7 +269,7 @@ RAW_TEXT = ("folder", "reuters", "txt", *TABLE_FORMATS)
 _TEXT_DEFAULTS = {"min_df": 3, "max_df": 1.0, "max_words": None, "stop_words": "english"}
 
 
-def _vectorizer_arg(args, path: str, fmt: str) -> dict:
+def training_vectorizer(args, path: str, fmt: str) -> dict:
     """{"vectorizer": ...} for raw training text when --min-df, --max-df, --max-words or
     --stop-words ask for other than the standard preprocessing; else {}."""
     from medlda.data.text import make_vectorizer
@@ -286,7 +286,8 @@ def _vectorizer_arg(args, path: str, fmt: str) -> dict:
         stop_words = None
     elif stop_words != "english":
         stop_words = _stop_word_file(stop_words)
-    return {"vectorizer": make_vectorizer(news=fmt in ("folder", "reuters"), min_df=given["min_df"],
+    # e-mail headers stripped where the readers strip them by default: folders, not Reuters or tables
+    return {"vectorizer": make_vectorizer(news=fmt == "folder", min_df=given["min_df"],
                                           max_df=given["max_df"], max_features=given["max_words"],
                                           stop_words=stop_words)}
 
