@@ -371,3 +371,37 @@ def test_extractor_finds_commands_and_markers(tmp_path):
         quick = f"n_infer_avg={ITERS}, n_infer_burn={ITERS}"
         assert python_source(found[-1].text) == f"m = LDA({quick}, n_components=3, max_iter={ITERS})"
         assert python_source("LDA()") == f"LDA({quick}, max_iter={ITERS})"
+
+
+def _flags_known(command: str) -> list[str]:
+    """The flags of a command left out of the runs that its program does not define: a benchmark
+    script's (its source, and the modules of benchmarks/ it imports, name each one) or a medlda
+    sub-command's (its parser)."""
+    used = set(re.findall(r"(?<![\w-])--[a-z][\w-]*", re.sub(r"(^|\s)#.*", "", command)))
+    script = re.match(r"python3? (benchmarks/\w+\.py)", command.strip())
+    if script:
+        path = ROOT / script.group(1)
+        source = path.read_text(encoding="utf-8")
+        for name in re.findall(r"^from (\w+) import|^import (\w+)", source, re.M):
+            local = ROOT / "benchmarks" / f"{name[0] or name[1]}.py"
+            if local.is_file():
+                source += local.read_text(encoding="utf-8")
+        return sorted(flag for flag in used if f'"{flag}"' not in source)
+    sub = re.match(r"(?:python3? -m )?medlda (\w+)", command.strip())
+    if sub:
+        from medlda.cli.parser import build_parser
+
+        parser = build_parser([sub.group(1)])
+        actions = next(a for a in parser._actions if a.choices and sub.group(1) in a.choices).choices[sub.group(1)]
+        known = {s for action in actions._actions for s in action.option_strings}
+        return sorted(used - known)
+    return []
+
+
+def test_examples_left_out_name_flags_that_exist():
+    """A command marked no-run (a benchmark, a template) still names only flags its program has."""
+    wrong = [f"{e.where}: {flag}" for path in FILES for e in extract(path) if e.skip is not None and e.kind == "shell"
+             for flag in _flags_known(e.text)]
+    assert wrong == []
+    assert _flags_known("python benchmarks/bench_samplers.py --ks 100 --nope  # --also") == ["--nope"]
+    assert _flags_known("medlda train --train x --topics K --bogus") == ["--bogus"]
