@@ -23,6 +23,7 @@ from medlda.io.atomic import WriteError, atomic_write, is_leftover_name, remove_
 
 
 def _one_line_error(code: int, err: str) -> str:
+    err = "".join(line for line in err.splitlines(keepends=True) if not line.endswith(" ...\n"))  # the stages
     assert code == 2 and err.startswith("medlda: error: ") and err.count("\n") == 1, err
     assert "Traceback" not in err
     return err
