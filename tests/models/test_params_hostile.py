@@ -159,7 +159,7 @@ def test_the_command_line_refuses_them_by_flag_before_reading(capsys, flag, valu
 
 def test_the_command_line_refuses_a_million_topics_in_one_line(capsys, bow_files):
     code = main(["train", "--train", str(bow_files[0]), "--topics", "1000000", "--iters", "1"])
-    err = capsys.readouterr().err
+    err = "".join(line for line in capsys.readouterr().err.splitlines(True) if not line.endswith(" ...\n"))  # stages
     assert code == 2 and err.count("\n") == 1
     assert err.startswith("medlda: error: MedLDAClassifier with n_components=1000000")
     assert "MEDLDA_MAX_CELLS" in err
