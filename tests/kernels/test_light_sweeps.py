@@ -146,7 +146,7 @@ def test_specialised_sweeps_load_from_the_disk_cache_in_a_fresh_process():
             "collapsed_sweeps(k.collapsed, problem(1), 1)\n"
             "exact_sweeps(k.exact, problem(1), 1)\n"
             "print(json.dumps({name: [sum(f.stats.cache_hits.values()), sum(f.stats.cache_misses.values())]"
-            " for name, f in (('collapsed', k.collapsed), ('exact', k.exact))}))\n")
+            " for name, f in (('collapsed', k.collapsed_blocks), ('exact', k.exact_blocks))}))\n")
     for _ in range(2):  # the first process may compile them (a new cache); the second must not
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr

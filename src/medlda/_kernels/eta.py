@@ -102,12 +102,21 @@ def _task_major(kappa, w, omega):
 
 
 @njit(cache=True)
+def _copy_transposed(src, dst):
+    """dst (D, T) = src.T, element by element (a slice assignment would compile numba's shape
+    checks and their error messages)."""
+    for d in range(dst.shape[0]):
+        for t in range(dst.shape[1]):
+            dst[d, t] = src[t, d]
+
+
+@njit(cache=True)
 def _sweeps_serial(ptr, doc, value, kappa, w, omega, eta, nu, normals):
     """``coordinate_eta_sweeps`` on the calling thread, one task after the other."""
     kappa_td, w_td, omega_td = _task_major(kappa, w, omega)
     for t in range(eta.shape[0]):
         _task_sweeps(t, ptr, doc, value, kappa_td[t], w_td[t], omega_td[t], eta, nu, normals)
-    omega[:, :] = omega_td.T
+    _copy_transposed(omega_td, omega)
 
 
 @njit(cache=True, parallel=True)
@@ -118,7 +127,7 @@ def _sweeps_parallel(ptr, doc, value, kappa, w, omega, eta, nu, normals, n_chunk
     for c in prange(n_chunks):
         for t in range(c, n_tasks, n_chunks):
             _task_sweeps(t, ptr, doc, value, kappa_td[t], w_td[t], omega_td[t], eta, nu, normals)
-    omega[:, :] = omega_td.T
+    _copy_transposed(omega_td, omega)
 
 
 def coordinate_eta_sweeps(columns, kappa, w, omega, eta, nu, normals, n_threads: int = 1) -> None:

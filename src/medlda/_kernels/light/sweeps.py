@@ -3,13 +3,19 @@
 ``collapsed`` is the papers' sampler (``collapsed.collapsed_blocks``), ``exact`` the partially
 collapsed one (``exact.exact_blocks``); each has a threaded form that splits the random-stream
 blocks across threads. They take the records of ``medlda._kernels.records``.
+
+Each sampler compiles one kernel, over a range of stream blocks (``Sweeps.collapsed_blocks``,
+``Sweeps.exact_blocks``), that the serial sweep runs over every block and the threaded one on
+each thread's range (Python threads: the kernels release the GIL); so the large sweep body is
+compiled once for both, and no parallel (parfor) compilation is needed.
 """
 
 import functools
-from typing import Callable, NamedTuple
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from medlda._kernels.light.collapsed import collapsed_blocks
 from medlda._kernels.light.exact import exact_blocks
@@ -18,12 +24,88 @@ from medlda._kernels.records import Counts, WordHash
 from medlda._kernels.rng import block_docs
 
 
-class Sweeps(NamedTuple):
-    """The four light sweeps compiled for one proposal mode, task kind and n_mh (``sweeps_for``)."""
-    collapsed: Callable
-    collapsed_parallel: Callable
-    exact: Callable
-    exact_parallel: Callable
+class Sweeps:
+    """The light sweeps for one proposal mode, task kind and n_mh (``sweeps_for``): the compiled
+    block-range kernels and the four sweeps built on them."""
+
+    def __init__(self, collapsed_range: Callable, exact_range: Callable):
+        self.collapsed_blocks = collapsed_range
+        self.exact_blocks = exact_range
+
+    def collapsed(self, tokens, counts, prior, words, supervision, streams, log) -> None:
+        """One MH sweep of the collapsed light sampler (``Tokens``, ``Counts``, ``AlphaTable``,
+        ``WordHash``, ``Supervision``, the random streams, ``MoveLog`` scratch); z, the hashed
+        counts, n_k and the streams updated in place. ``counts.n_wk`` is neither read nor written
+        (the hash holds n_kw), and ``counts.n_dk`` only with tasks. The word proposal is the
+        table ``compact_and_build`` made at sweep start; its q is read back from the frozen
+        counts: q_v(k) proportional to (frozen n_kv + beta) * inv_frozen[k]."""
+        self.collapsed_blocks(0, streams.size, tokens, counts, prior, words, supervision, streams, log, 0)
+
+    def collapsed_parallel(self, chunks, tokens, counts, prior, words, supervision, streams, log,
+                           thread_slots) -> None:
+        """``collapsed`` with the stream blocks split at ``chunks`` (C + 1,) across threads. Each
+        thread samples against its own copy of the hashed counts and n_k taken at sweep start
+        (the approximate distributed-LDA scheme: a thread does not see the others' moves until
+        the sweep ends); the moves are merged afterwards, chunk by chunk, so the result does not
+        depend on the threads' timing. With one chunk it equals the serial sweep.
+        ``thread_slots`` (>= C, >= slots.size): room for the threads' copies of the slots."""
+        n_chunks = chunks.size - 1
+        word_meta, slots, top = words.word_meta, words.slots, words.top
+        used = 3 * int(top[0])
+        jobs = []
+        for c in range(n_chunks):
+            own_meta, own_slots, own_top = word_meta, slots, top
+            if n_chunks > 1:  # the compact region copied; each thread spills into its own space
+                own_meta = word_meta.copy()
+                own_slots = thread_slots[c]
+                own_slots[:used] = slots[:used]
+                own_top = top.copy()
+            own = WordHash(words.beta, words.vbeta, own_meta, own_slots, own_top, words.word_table, words.inv_frozen)
+            jobs.append((int(chunks[c]), int(chunks[c + 1]), tokens, Counts(counts.n_dk, counts.n_wk, counts.n_k.copy()),
+                         prior, own, supervision, streams, log, c))
+        n_logged = np.array(_on_threads(self.collapsed_blocks, jobs), np.int64)
+        merge_collapsed_moves(chunks, tokens, log, n_logged, counts.n_dk, counts.n_k, word_meta,
+                              slots if n_chunks > 1 else slots[:0], top)
+
+    def exact(self, tokens, counts, prior, phi, supervision, streams, log) -> None:
+        """One MH sweep of the partially collapsed light sampler (SPEC (2b)) given ``phi``
+        (``PhiTables``); counts, z and streams updated in place."""
+        n_logged = self.exact_blocks(0, streams.size, tokens, counts, prior, phi, supervision, streams, log)
+        apply_dense_moves(tokens, log, 0, n_logged, counts)
+
+    def exact_parallel(self, chunks, tokens, counts, prior, phi, supervision, streams, log) -> None:
+        """``exact`` with the stream blocks split at ``chunks`` (C + 1,) across threads; the
+        result does not depend on C (documents are independent given phi)."""
+        jobs = [(int(chunks[c]), int(chunks[c + 1]), tokens, counts, prior, phi, supervision, streams, log)
+                for c in range(chunks.size - 1)]
+        n_logged = np.array(_on_threads(self.exact_blocks, jobs), np.int64)
+        merge_dense_moves(chunks, tokens, log, n_logged, counts)
+
+
+def _on_threads(kernel: Callable, jobs: list[tuple]) -> list:
+    """``kernel(*job)`` for each job, each on its own thread (the kernels release the GIL); the
+    results in the jobs' order."""
+    if len(jobs) == 1:
+        return [kernel(*jobs[0])]
+    with ThreadPoolExecutor(len(jobs)) as pool:
+        return list(pool.map(lambda job: kernel(*job), jobs))
+
+
+@njit(cache=True)
+def merge_collapsed_moves(chunks, tokens, log, n_logged, n_dk, n_k, word_meta, slots, top):
+    """Apply each chunk's logged moves, in chunk order, to n_k and (non-empty ``slots``) the hash."""
+    merged = Counts(n_dk, np.zeros((0, n_k.size), np.int32), n_k)  # n_k and the hash only
+    for c in range(chunks.size - 1):
+        move_start = block_docs(chunks[c], chunks[c + 1], tokens.doc_ptr)[2]
+        apply_moves(tokens, log, move_start, n_logged[c], merged, word_meta, slots, top)
+
+
+@njit(cache=True)
+def merge_dense_moves(chunks, tokens, log, n_logged, counts):
+    """Apply each chunk's logged moves, in chunk order, to the dense counts."""
+    for c in range(chunks.size - 1):
+        move_start = block_docs(chunks[c], chunks[c + 1], tokens.doc_ptr)[2]
+        apply_dense_moves(tokens, log, move_start, n_logged[c], counts)
 
 
 @functools.cache
@@ -34,66 +116,18 @@ def sweeps_for(mode: int, tasks: int, n_mh: int) -> Sweeps:
     its first call and is then loaded from numba's disk cache like every kernel (the closures'
     constants are part of the cache key)."""
 
-    @njit(cache=True)
-    def light_sweep_collapsed(tokens, counts, prior, words, supervision, streams, log):
-        """One MH sweep of the collapsed light sampler (``Tokens``, ``Counts``, ``AlphaTable``,
-        ``WordHash``, ``Supervision``, the random streams, ``MoveLog`` scratch); z, the hashed
-        counts, n_k and the streams updated in place. ``counts.n_wk`` is neither read nor written
-        (the hash holds n_kw), and ``counts.n_dk`` only with tasks. The word proposal is the
-        table ``compact_and_build`` made at sweep start; its q is read back from the frozen
-        counts: q_v(k) proportional to (frozen n_kv + beta) * inv_frozen[k]."""
-        collapsed_blocks(0, streams.size, tokens, counts, prior, words, supervision, mode, tasks, n_mh, streams, log,
-                         0)
+    @njit(cache=True, nogil=True)
+    def light_collapsed_blocks(block_lo, block_hi, tokens, counts, prior, words, supervision, streams, log, region):
+        """``collapsed.collapsed_blocks`` over stream blocks [block_lo, block_hi) with this
+        mode, task kind and n_mh; returns the moves it logged."""
+        return collapsed_blocks(block_lo, block_hi, tokens, counts, prior, words, supervision, mode, tasks, n_mh,
+                                streams, log, region)
 
-    @njit(cache=True, parallel=True)
-    def light_sweep_collapsed_parallel(chunks, tokens, counts, prior, words, supervision, streams, log, thread_slots):
-        """``light_sweep_collapsed`` with the stream blocks split at ``chunks`` (C + 1,) across
-        threads. Each thread samples against its own copy of the hashed counts and n_k taken at
-        sweep start (the approximate distributed-LDA scheme: a thread does not see the others'
-        moves until the sweep ends); the moves are merged afterwards. With one chunk it equals the
-        serial sweep. ``thread_slots`` (>= C, >= slots.size): room for the threads' copies of the
-        slots."""
-        n_chunks = chunks.size - 1
-        word_meta, slots, top = words.word_meta, words.slots, words.top
-        n_logged = np.empty(n_chunks, np.int64)
-        used = 3 * top[0]
-        for c in prange(n_chunks):
-            own_meta, own_slots, own_top = word_meta, slots, top
-            if n_chunks > 1:  # the compact region copied; each thread spills into its own space
-                own_meta = word_meta.copy()
-                own_slots = thread_slots[c]
-                own_slots[:used] = slots[:used]
-                own_top = top.copy()
-            own = WordHash(words.beta, words.vbeta, own_meta, own_slots, own_top, words.word_table, words.inv_frozen)
-            own_counts = Counts(counts.n_dk, counts.n_wk, counts.n_k.copy())
-            n_logged[c] = collapsed_blocks(chunks[c], chunks[c + 1], tokens, own_counts, prior, own, supervision, mode,
-                                           tasks, n_mh, streams, log, c)
-        merged = Counts(counts.n_dk, np.zeros((0, counts.n_k.size), np.int32), counts.n_k)  # n_k and the hash only
-        for c in range(n_chunks):
-            move_start = block_docs(chunks[c], chunks[c + 1], tokens.doc_ptr)[2]
-            apply_moves(tokens, log, move_start, n_logged[c], merged, word_meta, slots if n_chunks > 1 else slots[:0],
-                        top)
+    @njit(cache=True, nogil=True)
+    def light_exact_blocks(block_lo, block_hi, tokens, counts, prior, phi, supervision, streams, log):
+        """``exact.exact_blocks`` over stream blocks [block_lo, block_hi) with this mode, task
+        kind and n_mh; returns the moves it logged."""
+        return exact_blocks(block_lo, block_hi, tokens, counts, prior, phi, supervision, mode, tasks, n_mh, streams,
+                            log)
 
-    @njit(cache=True)
-    def light_sweep_exact(tokens, counts, prior, phi, supervision, streams, log):
-        """One MH sweep of the partially collapsed light sampler (SPEC (2b)) given ``phi``
-        (``PhiTables``); counts, z and streams updated in place."""
-        n_logged = exact_blocks(0, streams.size, tokens, counts, prior, phi, supervision, mode, tasks, n_mh, streams,
-                                log)
-        apply_dense_moves(tokens, log, 0, n_logged, counts)
-
-    @njit(cache=True, parallel=True)
-    def light_sweep_exact_parallel(chunks, tokens, counts, prior, phi, supervision, streams, log):
-        """``light_sweep_exact`` with the stream blocks split at ``chunks`` (C + 1,) across
-        threads; the result does not depend on C (documents are independent given phi)."""
-        n_chunks = chunks.size - 1
-        n_logged = np.empty(n_chunks, np.int64)
-        for c in prange(n_chunks):
-            n_logged[c] = exact_blocks(chunks[c], chunks[c + 1], tokens, counts, prior, phi, supervision, mode, tasks,
-                                       n_mh, streams, log)
-        for c in range(n_chunks):
-            move_start = block_docs(chunks[c], chunks[c + 1], tokens.doc_ptr)[2]
-            apply_dense_moves(tokens, log, move_start, n_logged[c], counts)
-
-    return Sweeps(light_sweep_collapsed, light_sweep_collapsed_parallel, light_sweep_exact,
-                  light_sweep_exact_parallel)
+    return Sweeps(light_collapsed_blocks, light_exact_blocks)

@@ -180,7 +180,7 @@ def insert_topic(word_meta, slots, top, v, k, j):
     used = word_meta[v, USED] + 1
     word_meta[v, USED] = used
     if 2 * used + 2 > word_meta[v, MASK] + 1:
-        j = _relocate(word_meta, slots, top, v, k)
+        j = _relocate(word_meta, slots, top, v, np.int64(k))  # one specialisation for int32 and int64 topics
     slots[np.uint64(3 * j)] = k
     slots[np.uint64(3 * j + CUR)] = 0
     slots[np.uint64(3 * j + FROZEN)] = 0
