@@ -38,6 +38,35 @@ def _count_in(k, counts, used, where, n_used):
     return n_used + is_new
 
 
+# passes of the start's fixed point: from theta = alpha, each moves theta toward the topics that
+# explain the document's words (on 20 Newsgroups, a chain from this start needs 20-30 burn-in sweeps
+# at K = 400 where one from z_i ~ alpha_k phi_kw needs 100-200; docs/benchmarks.md, "Prediction")
+START_PASSES = 4
+
+
+@njit(cache=True)
+def _start_weights(word_ids, start, end, phi_wk, alpha, theta, scratch):
+    """The start's topic weights of the document of tokens [start, end): START_PASSES passes of
+    theta_k <- alpha_k + sum_i phi_kw_i theta_k / sum_j phi_jw_i theta_j from theta = alpha (the
+    expected topic counts of each token given theta, summed), into ``theta``. O(START_PASSES N_d K)."""
+    n_topics = alpha.size
+    for k in range(n_topics):
+        theta[k] = alpha[k]
+    for _ in range(START_PASSES):
+        for k in range(n_topics):
+            scratch[k] = alpha[k]
+        for i in range(start, end):
+            v = word_ids[i]
+            norm = 0.0
+            for k in range(n_topics):
+                norm += phi_wk[v, k] * theta[k]
+            inv = 1.0 / norm
+            for k in range(n_topics):
+                scratch[k] += phi_wk[v, k] * theta[k] * inv
+        for k in range(n_topics):
+            theta[k] = scratch[k]
+
+
 @njit(cache=True)
 def sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, prior_prob, prior_alias, prior_mass, n_burn, n_avg,
                            streams, out, rao_blackwell, doc_seeded=False):
@@ -45,7 +74,9 @@ def sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, prior_prob, prior_a
     phi_kw (n_dk^{-i} + alpha_k), ``out[d]`` its expected doc-topic counts (divide by N_d for
     zbar). O(K_d) per token (K_d: the document's topics in use) instead of O(K): phi_kw (n_dk +
     alpha_k) splits into phi_kw n_dk, summed over the document's topics only, and phi_kw alpha_k,
-    drawn from the word's static alias table (``prior_tables``). Starts from z_i ~ alpha_k phi_kw.
+    drawn from the word's static alias table (``prior_tables``). Starts from z_i ~ theta_k phi_kw,
+theta the document's topic weights after START_PASSES fixed-point passes (``_start_weights``): a
+start near where the chain goes, so that a short burn-in forgets it at any K.
 
     With ``rao_blackwell`` (what prediction uses), ``out`` averages over the last ``n_avg`` of
     n_burn + n_avg sweeps each token's conditional p(z_i = k | z_-i) itself, not the topic drawn
@@ -88,6 +119,7 @@ def _infer_blocks(block_lo, block_hi, word_ids, doc_ptr, phi_wk, alpha, prior_pr
     used = np.empty(n_topics + 1, dtype=np.int64)  # the topics with counts > 0, in used[:n_used]
     where = np.empty(n_topics, dtype=np.int64)  # position of each used topic in ``used``
     cum = np.empty(n_topics)
+    theta = np.empty(n_topics)  # the start's topic weights
     for d in range(first_doc, last_doc):
         start, end = doc_ptr[d], doc_ptr[d + 1]
         out[d, :] = 0.0
@@ -96,9 +128,15 @@ def _infer_blocks(block_lo, block_hi, word_ids, doc_ptr, phi_wk, alpha, prior_pr
         s_idx = d // DOCS_PER_STREAM
         state = doc_state(streams[s_idx], word_ids, start, end) if doc_seeded else streams[s_idx]
         n_used = 0
-        for i in range(end - start):
+        _start_weights(word_ids, start, end, phi_wk, alpha, theta, cum)
+        for i in range(end - start):  # the start: z_i ~ phi_kw theta_k
             v = word_ids[start + i]
-            state, k = draw_alias(state, prior_prob[v], prior_alias[v])
+            mass = 0.0
+            for k in range(n_topics):
+                mass += phi_wk[v, k] * theta[k]
+                cum[k] = mass
+            state, u = next_uniform(state)
+            k = cdf_index(cum, n_topics, u * mass)
             z[i] = k
             prior_weight[i] = 0.0
             n_used = _count_in(k, counts, used, where, n_used)

@@ -267,9 +267,9 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "--n-jobs", "cores: light sampler threads, or one-vs-rest processes (-1 all cores)"),
     Param("n_eta_avg", 5, _INT1, "int",
           "Predict with the average of the eta samples of the last n_eta_avg iterations."),
-    Param("n_infer_burn", 20, _SWEEPS0, "int",
+    Param("n_infer_burn", 30, _SWEEPS0, "int",
           "Sweeps over a new document's topics before averaging (SPEC §7): enough for the chain to "
-          "forget its random start (more change the estimate by less than its Monte Carlo error).",
+          "forget its start (more change the estimate by less than its Monte Carlo error).",
           "--infer-burn", "sweeps over a test document's topics before averaging", "N"),
     Param("n_infer_avg", 200, _SWEEPS1, "int",
           "Sweeps over which a new document's topic conditionals are averaged (after n_infer_burn). A "
