@@ -3,8 +3,13 @@
 - ``news``: 20 Newsgroups, 20 classes: test accuracy and training time for each K, sampler
   (light, gibbs), strategy (multitask, ovr) and loss (hinge, logistic), and the topics' coherence
   (NPMI in the test documents) for multitask models;
-- ``hotel``: hotel reviews regression: predictive R^2 for each K (epsilon-insensitive loss by
-  default);
+- ``hotel``: hotel reviews regression: test R^2 for each K (epsilon-insensitive loss by default),
+  training R^2 both in the chain (``train_r2``, the fit's own) and of the training documents'
+  topics inferred as a test document's are (``train_r2_inferred``), and the baseline row
+  tf-idf + Ridge (scikit-learn's defaults) on the same words;
+- ``hotel-validation``: the hotel training set without its test set: a random fifth (seed 123)
+  held out, the rest trains; R^2 on it for regression settings given as JSON objects
+  (``--settings``), the way the regression defaults were chosen;
 - ``reuters``: Reuters-21578 ModApte multi-label (90 categories): F1 micro and macro for each K;
 - ``validation``: 20 Newsgroups without its test set: a random fifth of the 20-class training
   set (seed 123) held out, the rest trains; accuracy on it for estimator settings given as JSON
@@ -16,7 +21,9 @@ the run: logistic - hinge, one-vs-rest - multitask, and the training time at K =
 
     python benchmarks/bench_tasks.py --parts news --ks 50,100 --samplers light --strategies multitask \\
         --losses hinge,logistic
-    python benchmarks/bench_tasks.py --parts hotel --hotel-ks 10,20 --samplers light
+    python benchmarks/bench_tasks.py --parts hotel --hotel-ks 10,20 --samplers light --seeds 0,1,2
+    python benchmarks/bench_tasks.py --parts hotel-validation --hotel-ks 20 --samplers light \
+        --settings '{"c": 9};{"c": 36};{"c": 144}'
     python benchmarks/bench_tasks.py --parts reuters --reuters-ks 50,100 --samplers light --strategies multitask
     python benchmarks/bench_tasks.py --parts validation --ks 200 --samplers light --seeds 0,1,2 \
         --settings '{"c": 1.6};{"c": 3.2}'
@@ -34,6 +41,8 @@ from pathlib import Path
 
 import numpy as np
 from rows import RowWriter, add_out_argument, row
+from sklearn.feature_extraction.text import TfidfTransformer
+from sklearn.linear_model import Ridge
 from sklearn.metrics import f1_score, r2_score
 
 from medlda import MedLDAClassifier, MedLDARegressor
@@ -42,7 +51,7 @@ from medlda.data.readers import read_corpus
 SUITE = "tasks"
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 ARCHIVES = {"news": "20news-bydate.tar.gz", "hotel": "hotel-reviews.tar.gz", "reuters": "reuters21578.tar.gz",
-            "validation": "20news-bydate.tar.gz"}
+            "validation": "20news-bydate.tar.gz", "hotel-validation": "hotel-reviews.tar.gz"}
 
 
 def _split(path: Path, **kwargs):
@@ -85,6 +94,11 @@ def news_runs(out: RowWriter, args) -> None:
 def hotel_runs(out: RowWriter, args) -> None:
     train, test = _split(args.data / ARCHIVES["hotel"])
     y, y_test = train.real_labels(), test.real_labels()
+    tfidf = TfidfTransformer().fit(train.to_sparse())
+    ridge = Ridge().fit(tfidf.transform(train.to_sparse()), y)
+    baseline = {"part": "hotel", "model": "tfidf-ridge"}
+    out.write(baseline, "r2", float(r2_score(y_test, ridge.predict(tfidf.transform(test.to_sparse())))), "")
+    out.write(baseline, "train_r2", float(r2_score(y, ridge.predict(tfidf.transform(train.to_sparse())))), "")
     for k, sampler, seed in [(k, s, seed) for k in args.hotel_ks for s in args.samplers for seed in args.seeds]:
         model = MedLDARegressor(k, sampler=sampler, loss=args.regression_loss, max_iter=args.hotel_iters,
                                 random_state=seed).fit(train, y)
@@ -92,7 +106,30 @@ def hotel_runs(out: RowWriter, args) -> None:
         pred = model.predict(test)
         seconds = time.perf_counter() - tic
         config = {"part": "hotel", "sampler": sampler, "loss": args.regression_loss, "n_topics": k}
-        _fit_rows(out, config, model, seconds, {"r2": r2_score(y_test, pred), "train_r2": model.train_score_}, seed)
+        scores = {"r2": r2_score(y_test, pred), "train_r2": model.train_score_,
+                  "train_r2_inferred": r2_score(y, model.predict(train)), "c_": model.c_}
+        _fit_rows(out, config, model, seconds, scores, seed)
+
+
+def hotel_validation_runs(out: RowWriter, args) -> None:
+    full = read_corpus(args.data / ARCHIVES["hotel-validation"], subset="train")
+    y = full.real_labels()
+    perm = np.random.default_rng(123).permutation(full.n_docs)
+    held, kept = np.sort(perm[: full.n_docs // 5]), np.sort(perm[full.n_docs // 5:])
+    train, test = full.subset(kept), full.subset(held)
+    settings = [json.loads(text) for text in args.settings.split(";") if text.strip()] or [{}]
+    grid = [(k, sampler, seed, setting) for k in args.hotel_ks for sampler in args.samplers for seed in args.seeds
+            for setting in settings]
+    for k, sampler, seed, setting in grid:
+        setting = {"loss": args.regression_loss, **setting}
+        model = MedLDARegressor(k, sampler=sampler, max_iter=args.hotel_iters, random_state=seed,
+                                **setting).fit(train, y[kept])
+        tic = time.perf_counter()
+        pred = model.predict(test)
+        seconds = time.perf_counter() - tic
+        config = {"part": "hotel-validation", "sampler": sampler, "n_topics": k, **setting}
+        _fit_rows(out, config, model, seconds, {"r2": r2_score(y[held], pred), "train_r2": model.train_score_},
+                  seed)
 
 
 def indicator(labels: list[tuple[str, ...]], names: list[str]) -> np.ndarray:
@@ -197,14 +234,15 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", type=Path, default=DATA, help="folder with the three archives")
     p.add_argument("--parts", type=_names, default=["news", "hotel", "reuters"],
-                   help="any of news, hotel, reuters, validation")
+                   help="any of news, hotel, reuters, validation, hotel-validation")
     p.add_argument("--ks", type=_ints, default=[20, 50, 100, 200, 400], help="20 Newsgroups K values")
     p.add_argument("--samplers", type=_names, default=["light", "gibbs"])
     p.add_argument("--strategies", type=_names, default=["multitask", "ovr"])
     p.add_argument("--losses", type=_names, default=["hinge", "logistic"])
     p.add_argument("--iters", type=int, default=50, help="20 Newsgroups training iterations")
     p.add_argument("--settings", default="{}",
-                   help="validation: ';'-separated JSON objects of estimator arguments, each a configuration")
+                   help="validation, hotel-validation: ';'-separated JSON objects of estimator arguments, "
+                        "each a configuration")
     p.add_argument("--hotel-ks", type=_ints, default=[5, 10, 20, 30, 50])
     p.add_argument("--hotel-iters", type=int, default=40)
     p.add_argument("--regression-loss", default="epsilon", choices=["epsilon", "squared"])
@@ -222,7 +260,8 @@ def main() -> None:
         if not (args.data / ARCHIVES[part]).is_file():
             sys.exit(f"{ARCHIVES[part]} not found in {args.data}; pass --data")
     out = RowWriter(SUITE, args.out)
-    runs = {"news": news_runs, "hotel": hotel_runs, "reuters": reuters_runs, "validation": validation_runs}
+    runs = {"news": news_runs, "hotel": hotel_runs, "reuters": reuters_runs, "validation": validation_runs,
+            "hotel-validation": hotel_validation_runs}
     for part in args.parts:
         runs[part](out, args)
     for derived in summary(out.rows):

@@ -19,7 +19,9 @@ _MIN_ABS_ZETA = 1e-9  # keeps the inverse-Gaussian mean finite when a margin is 
 
 HINGE_C = 1.6  # the authors' LightMedLDA default
 LOGISTIC_BINARY_C, LOGISTIC_MULTI_C = 25.0, 204.8  # gSLDA binary; LightMedLDA KDD paper, several tasks
-REGRESSION_C = 4.0  # picked on the hotel reviews (docs/benchmarks.md)
+# regression, on responses scaled to unit variance: c per token of the mean document, picked on a
+# hotel reviews validation split (docs/benchmarks.md)
+REGRESSION_C_PER_TOKEN = 0.32
 BINARY_MARGIN = 164.0  # c * l = 262.4 with c = 1.6: the papers' binary 20 Newsgroups setting
 MULTICLASS_MARGIN = 64.0  # the authors' LightMedLDA default for several classes (c * l = 102.4)
 MULTILABEL_MARGIN = 8.0  # picked on a Reuters-21578 validation split: 64 leaves most rare labels unpredicted
@@ -197,10 +199,6 @@ class RegressionLoss(Loss):
 
     task = "regression"
 
-    @classmethod
-    def default_c(cls, n_tasks: int) -> float:
-        return REGRESSION_C
-
     def encode(self, values: np.ndarray) -> np.ndarray:
         """Task targets (D, 1) from real responses (D,) or (D, 1)."""
         return np.asarray(values, dtype=np.float64).reshape(len(values), -1)
@@ -231,6 +229,14 @@ class EpsilonLoss(RegressionLoss):
         kappa = c * c * ((y - eps) * xi1 + (y + eps) * xi2)
         w = c * c * (xi1 + xi2)
         return kappa, w
+
+
+def regression_c(mean_doc_length: float) -> float:
+    """c of a regression loss when the estimator says 'auto': ``REGRESSION_C_PER_TOKEN`` times the
+    training documents' mean length. A token's topic draw feels the response through omega, in
+    which the token weighs 1 / N_d, so c proportional to the length keeps the response's pull on
+    each token the same for short and long documents."""
+    return REGRESSION_C_PER_TOKEN * float(mean_doc_length)
 
 
 def losses_for(task: str) -> tuple[str, ...]:

@@ -91,7 +91,7 @@ def save_model(model, path, vectorizer=None) -> None:
             meta["ovr_models"] = [{"fit_stats": m.fit_stats_, "log_joint": m.log_joint_, "trace": m.trace_}
                                   for m in model.estimators_]
     if name == "MedLDARegressor":
-        meta.update(y_mean=model.y_mean_, train_score=model.train_score_)
+        meta.update(y_mean=model.y_mean_, train_score=model.train_score_, y_scale=model.y_scale_, c_=model.c_)
     arrays[_META_KEY] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
     atomic_write(path, lambda f: np.savez_compressed(f, **arrays))
 
@@ -191,6 +191,10 @@ def _rebuild(path: Path, meta: dict, arrays: dict):
     elif meta["estimator"] == "MedLDARegressor":
         model.eta_samples_ = schema.eta_samples(where, arrays["eta_samples"], 1, K)
         model.y_mean_ = float(meta["y_mean"])
+        model.y_scale_ = float(meta.get("y_scale", 1.0))  # files without it were fitted on unscaled responses
+        model.c_ = meta.get("c_", model.c)
+        if model.c_ == "auto":
+            raise where.fail("inconsistent model file: a MedLDARegressor with c 'auto' needs c_ (the c it used)")
         model.train_score_ = meta["train_score"]
     return model
 

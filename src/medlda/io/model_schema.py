@@ -80,7 +80,8 @@ FORMATS: dict[str, tuple[dict, dict, set, set]] = {
         {"c_": real(0, open_low=True), "margin_": real(0), "positive_cost_": real(0, open_low=True),
          "proba_scale_": real().or_none(), "ovr_models": OVR_MODELS},
         {"topic_word_counts", "eta_samples", "classes"}, {"vocabulary"}),
-    "MedLDARegressor": ({"y_mean": real(), "train_score": NUMBER.or_none()}, {},
+    "MedLDARegressor": ({"y_mean": real(), "train_score": NUMBER.or_none()},
+                        {"y_scale": real(0, open_low=True), "c_": real(0, open_low=True)},
                         {"topic_word_counts", "eta_samples"}, {"vocabulary"}),
 }
 FIT_STATS = {"train_seconds": NUMBER, "compile_seconds": NUMBER, "tokens_per_second": NUMBER,

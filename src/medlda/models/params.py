@@ -219,7 +219,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "takes the loss's default: the papers' settings for hinge (1.6) and logistic (25 for two classes, "
           "204.8 for several tasks). The value used is ``c_``.", "--c",
           "regularization constant c (default: the loss's: hinge 1.6, logistic 25 binary / 204.8 several "
-          "tasks, regression 4)"),
+          "tasks, regression 0.32 x mean document length)"),
     Param("margin", "auto", Number(0, auto=True), "float or 'auto'",
           "Hinge-loss margin l. 'auto' takes the papers' settings: 164 for two classes (c * l = 262.4), 64 "
           "for several; 8 for multi-label data, where a wide margin leaves rare labels unpredicted. The "
@@ -254,7 +254,8 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "trains C independent binary models, each with its own topics (in parallel processes, see n_jobs).",
           "--strategy", "several classes or labels: shared topics, or one binary model each (ovr)"),
     Param("epsilon", 1e-3, Number(0), "float",
-          "Width of the epsilon-insensitive loss (no penalty when |y - omega| <= epsilon).", "--epsilon",
+          "Width of the epsilon-insensitive loss (no penalty when |y - omega| <= epsilon), in units of the "
+          "response's standard deviation (the chain sees the responses scaled to unit variance).", "--epsilon",
           "epsilon-insensitive loss width"),
     Param("n_jobs", None,
           Custom(lambda v: v is None or (isinstance(v, numbers.Integral) and not isinstance(v, bool) and v != 0),
@@ -312,9 +313,11 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
 
 # the regressor's own defaults and choices for names it shares with the classifier
 REGRESSOR_PARAMS: dict[str, Param] = {
-    "c": Param("c", 4.0, Number(0, open=True, high=HUGE), "float",
-               "Regularization constant weighing the responses against the words (1 / noise variance for the "
-               "squared loss).", "--c"),
+    "c": Param("c", "auto", Number(0, open=True, auto=True, high=HUGE), "float or 'auto'",
+               "Regularization constant weighing the responses against the words, on responses scaled to "
+               "unit variance (1 / noise variance for the squared loss). 'auto' is 0.32 times the training "
+               "documents' mean length (picked on a hotel reviews validation split). The value used is "
+               "``c_``.", "--c"),
     "loss": Param("loss", "epsilon", Options(_losses("regression")), "str",
                   "Regression loss: 'epsilon' is MedLDA regression (epsilon-insensitive, two inverse-Gaussian "
                   "augmentations); 'squared' is sLDA's Gaussian response.", "--loss",

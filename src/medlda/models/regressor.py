@@ -1,8 +1,10 @@
 """MedLDARegressor: topics learned jointly with a linear response (MedLDA regression, sLDA).
 
 Same engine as the classifier (SPEC §2): the loss draws its augmentation and returns kappa and w.
-Responses are centered before training (``y_mean_``); since the topic proportions sum to one, that
-is a shift of eta, so it only moves the prior's mean to the data's.
+The chain sees the responses centred (``y_mean_``) and scaled to unit variance (``y_scale_``), so
+c, epsilon and sigma2 mean the same on any scale of response; eta is mapped back to the
+response's units after training. Since the topic proportions sum to one, centring is a shift of
+eta: it only moves the prior's mean to the data's.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from medlda.data.corpus import count_matrix_shape
 from medlda.engine.loop import Supervision
 from medlda.evaluation.metrics import r2
-from medlda.losses import make_loss
+from medlda.losses import make_loss, regression_c
 from medlda.models.base import TopicModel, check_sample_weight, fit_corpus, poor_score_tags
 from medlda.models.params import INFERENCE, PRIOR, REGRESSOR_PARAMS, RUN, SAMPLING, declared
 
@@ -30,7 +32,7 @@ class MedLDARegressor(RegressorMixin, TransformerMixin, TopicModel):
         return poor_score_tags(super().__sklearn_tags__())
 
     def _make_loss(self):
-        return make_loss(self.loss, self.c, epsilon=self.epsilon)
+        return make_loss(self.loss, self.c_, epsilon=self.epsilon)
 
     def fit(self, X, y, sample_weight=None) -> "MedLDARegressor":
         """Learn topics and the response's linear model jointly from documents X and responses y;
@@ -52,15 +54,16 @@ class MedLDARegressor(RegressorMixin, TransformerMixin, TopicModel):
         if not np.all(np.isfinite(y)):
             raise ValueError("y contains NaN or infinite responses")
         corpus, y, weight = fit_corpus(self, X, y, check_sample_weight(sample_weight, n_docs))
-        self.y_mean_ = float(y.mean())
+        self.y_mean_, self.y_scale_ = response_scale(y)
+        self.c_ = regression_c(corpus.n_tokens / corpus.n_docs) if self.c == "auto" else float(self.c)
         loss = self._make_loss()
         loss.doc_weight = weight
-        targets = loss.encode(y - self.y_mean_)
+        targets = loss.encode((y - self.y_mean_) / self.y_scale_)
         supervision = Supervision(loss, targets, 1.0 / self.sigma2, np.zeros((1, self.n_components)),
                                   metric=lambda omega: r2(targets[:, 0], omega[:, 0]))
         rng = np.random.default_rng(self.random_state)
         _, result = self._fit_topics(corpus, supervision, rng, n_eta_keep=min(self.n_eta_avg, self.max_iter))
-        self.eta_samples_ = result.eta_samples
+        self.eta_samples_ = result.eta_samples * self.y_scale_  # in the response's units
         self.train_score_ = result.trace[-1]["train_accuracy"]
         return self
 
@@ -97,3 +100,11 @@ class MedLDARegressor(RegressorMixin, TransformerMixin, TopicModel):
         """The ``n`` topics that raise the response most ("high") and lower it most ("low")."""
         order = np.argsort(-self.eta_[0], kind="stable")
         return {"high": order[:n].tolist(), "low": order[::-1][:n].tolist()}
+
+
+def response_scale(y: np.ndarray) -> tuple[float, float]:
+    """(mean, standard deviation) of the responses: the chain sees (y - mean) / sd. A constant
+    response has sd 1 (nothing to scale)."""
+    mean = float(y.mean())
+    sd = float(np.sqrt(np.mean((y - mean) ** 2)))
+    return mean, sd if sd > 0 and np.isfinite(sd) else 1.0

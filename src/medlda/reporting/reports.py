@@ -171,7 +171,7 @@ def model_summary(model, meta: dict | None = None, path=None) -> Summary:
         out["classes"] = [str(c) for c in model.classes_]
         out.update(c=model.c_, margin=model.margin_)  # as resolved from "auto"
     elif out["task"] == "regression":
-        out["c"] = float(model.c)
+        out["c"] = float(model.c_)  # as resolved from "auto"
     for key in ("label_column", "n_docs", "n_tokens", "train_seconds", "tokens_per_second"):
         if key in stats:
             out[key] = stats[key]
