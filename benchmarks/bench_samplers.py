@@ -290,6 +290,8 @@ def ratios(rows: list[dict]) -> list[dict]:
 
 
 def main() -> None:
+    if "--choice" in sys.argv:  # the choice task (sampler="auto"): sampler_choice.py's own options
+        return __import__("sampler_choice").main([a for a in sys.argv[1:] if a != "--choice"])
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="20news-bydate.tar.gz")
     p.add_argument("--ks", default="10,20,50,100,200,400,1000")

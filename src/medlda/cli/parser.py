@@ -212,8 +212,8 @@ def _demo(d: argparse.ArgumentParser) -> None:
                    help="topics of the planted model and of the one trained, at least 2 (default 10)")
     d.add_argument("--iters", "--max-iter", dest="iters", type=_positive_int, default=100,
                    help="training iterations (default 100)")
-    d.add_argument("--sampler", choices=[s for s in SAMPLERS if s != "blocked"], default="gibbs",
-                   help="gibbs (exact; default) or light (LightMedLDA)")
+    d.add_argument("--sampler", choices=["auto", *(s for s in SAMPLERS if s != "blocked")], default="auto",
+                   help="auto (default: gibbs or light, the faster for --topics), gibbs (exact) or light (LightMedLDA)")
     d.add_argument("--seed", type=_non_negative_int, default=0,
                    help="random seed of the drawn data and the training (default 0)")
     _output_args(d)

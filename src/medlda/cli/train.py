@@ -24,6 +24,7 @@ from medlda.cli.flags import estimator_arguments
 from medlda.cli.progress import predicting, training
 from medlda.data.corpus import Corpus
 from medlda.io.atomic import atomic_write_text, check_writable
+from medlda.samplers.choice import describe_choice
 
 TEST_MEASURES = ("accuracy", "log_loss", "f1_micro", "f1_macro", "r2", "perplexity")  # on --test or --holdout data
 
@@ -246,7 +247,8 @@ def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict, n_to
 def _train_summary(model, train: Corpus, args) -> dict:
     stats = model.fit_stats_
     result = {
-        "n_topics": model.n_components, "n_iter": model.max_iter, "sampler": model.sampler,
+        "n_topics": model.n_components, "n_iter": model.max_iter, "sampler": model.sampler_,
+        "sampler_choice": describe_choice(model),
         "train_seconds": stats["train_seconds"], "compile_seconds": stats["compile_seconds"],
         "tokens_per_second": stats["tokens_per_second"], "n_train_docs": train.n_docs,
         "n_train_tokens": train.n_tokens, "n_words": train.n_words,
@@ -277,7 +279,8 @@ def _report(model, result: dict, args) -> None:
             if key in result:
                 print(f"{_measure_name(key, tested)}: {result[key]:.4f}")
         return
-    print(f"trained {result['n_topics']} topics, {result['n_iter']} iterations ({result['sampler']}) on "
+    print(f"sampler: {result['sampler_choice']}")
+    print(f"trained {result['n_topics']} topics, {result['n_iter']} iterations on "
           f"{result['n_train_docs']} documents, {result['n_train_tokens']} tokens: "
           f"{result['train_seconds']:.2f} s ({result['tokens_per_second'] / 1e6:.2f}M tokens/s; "
           f"compile {result['compile_seconds']:.2f} s)")

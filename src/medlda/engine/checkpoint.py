@@ -100,7 +100,8 @@ def training_config(model, doc_ptr: np.ndarray) -> dict:
     thread chunks n_jobs splits ``doc_ptr``'s documents into (as ``n_jobs``)."""
     params = {k: v for k, v in model.get_params(deep=False).items() if k not in NEUTRAL_PARAMS}
     params["estimator"] = type(model).__name__
-    if getattr(model, "sampler", None) == "light" and getattr(model, "light_variant", None) == "collapsed":
+    sampler = getattr(model, "sampler_", getattr(model, "sampler", None))  # "auto" as resolved for this fit
+    if sampler == "light" and getattr(model, "light_variant", None) == "collapsed":
         params["n_jobs"] = int(stream_chunks(doc_ptr, sampler_threads(getattr(model, "n_jobs", None))).size - 1)
     return json.loads(json.dumps(params, default=str))
 

@@ -14,16 +14,18 @@ from medlda.samplers import REGISTRY, sampler_class
 _COMPILED: dict[tuple, float] = {}  # seconds each group of kernels took to compile or load, per process
 
 
-def warm_up(sampler=None, n_tasks: int | None = None) -> float:
+def warm_up(sampler=None, n_tasks: int | None = None, sizes: tuple[int, int, int] | None = None) -> float:
     """Compile (or load from cache) on a tiny problem the kernels that training with ``sampler``
     on ``n_tasks`` tasks (0: LDA; None: 0 and 1) runs (its sweeps, threaded ones too when it has
     n_jobs > 1, its eta draw, its inference and the log joint), or with ``sampler=None`` every
-    kernel, once per process; returns the seconds that took (0 once they are loaded). Compiling
-    only what a sampler needs keeps a fresh install's first fit from compiling every sampler."""
+    kernel, once per process; returns the seconds that took (0 once they are loaded). ``sizes``
+    (documents, tokens, topics of the run) lets the sampler leave out kernels the run will not
+    use (``Sampler.warm_up_groups``). Compiling only what a run needs keeps a fresh install's
+    first fit from compiling every sampler and variant."""
     if sampler is None:
         groups = [group for cls in REGISTRY.values() for group in cls.every_warm_up_group()]
     else:
-        groups = sampler.warm_up_groups(n_tasks)
+        groups = sampler.warm_up_groups(n_tasks, sizes)
     todo = [g for g in groups if g not in _COMPILED]
     for group in todo:
         tic = time.perf_counter()

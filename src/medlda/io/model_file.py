@@ -80,6 +80,8 @@ def save_model(model, path, vectorizer=None) -> None:
         meta["vectorizer"] = settings
     if getattr(model, "data_selection_", None):
         meta["data_selection"] = model.data_selection_
+    if getattr(model, "sampler_", None):
+        meta["sampler"] = model.sampler_  # the sampler that trained it ("auto" resolved)
     if hasattr(model, "eta_samples_"):
         arrays["eta_samples"] = model.eta_samples_
     if name == "MedLDAClassifier":
@@ -182,6 +184,7 @@ def _rebuild(path: Path, meta: dict, arrays: dict):
     model.vocabulary_ = schema.vocabulary(where, arrays.get("vocabulary"), counts.shape[1])
     model.restore_vectorizer(meta.get("vectorizer"))
     model.data_selection_ = meta.get("data_selection")
+    model.sampler_ = meta.get("sampler", model.sampler)
     model.fit_stats_ = meta["fit_stats"]
     model.trace_ = meta["trace"]
     model.log_joint_ = meta["log_joint"]

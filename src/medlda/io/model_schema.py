@@ -70,7 +70,8 @@ DATA_FORMATS = ("bow", "ldac", "folder", "reuters", "csv", "tsv", "jsonl", "txt"
 DATA_SELECTION = {"format": Field(lambda v: v in DATA_FORMATS, f"one of {', '.join(DATA_FORMATS)}").or_none(),
                   "categories": names(True).or_none(), "label_column": NAME.or_none(),
                   "text_column": NAME.or_none()}
-COMMON_OPTIONAL = {"environment": STRINGS, "vectorizer": OBJECT, "data_selection": OBJECT}
+COMMON_OPTIONAL = {"environment": STRINGS, "vectorizer": OBJECT, "data_selection": OBJECT,
+                   "sampler": NAME}  # sampler: the fitted sampler_ (params say "auto" when it was chosen)
 # per estimator: (required fields, optional fields, required members, optional members); an
 # estimator not named here is read as LDA is
 FORMATS: dict[str, tuple[dict, dict, set, set]] = {

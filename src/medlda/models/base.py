@@ -29,7 +29,7 @@ from medlda.models.params import Param, check_fit_size, check_param, params_doc,
 from medlda.models.signature import FormerName, current_names, make_init
 from medlda.models.texts import no_text_hint, remember_words, text_preprocessing
 from medlda.reporting.reports import Summary, model_summary
-from medlda.samplers import make_sampler
+from medlda.samplers import make_sampler, resolve_sampler
 
 
 def as_corpus(X, n_features: int | None = None, vocabulary: np.ndarray | None = None,
@@ -107,8 +107,10 @@ class TopicModel(BaseEstimator):
         check_run_params(self)
         self._sampler = self._make_sampler()
 
-    def _make_sampler(self):
-        return make_sampler(self.sampler, light_variant=self.light_variant, proposal=self.proposal,
+    def _make_sampler(self, n_tasks: int = 0):
+        """The sampler of ``sampler``, "auto" resolved for ``n_tasks`` tasks (``choose_sampler``)."""
+        return make_sampler(resolve_sampler(self.sampler, self.n_components, n_tasks),
+                            light_variant=self.light_variant, proposal=self.proposal,
                             n_mh=self.n_mh, n_gibbs=getattr(self, "n_gibbs", 2),
                             eta_draw=getattr(self, "eta_draw", "auto"), n_jobs=self._sampler_threads(),
                             block_simulation=getattr(self, "block_simulation", "nested"), phi_every=self.phi_every)
@@ -127,14 +129,16 @@ class TopicModel(BaseEstimator):
                     measure=None):
         """Train on a corpus with no empty documents; keep topic-word counts and statistics.
         ``measure(state)`` adds entries to the trace (e.g. held-out perplexity)."""
-        sampler = self._sampler
+        n_tasks = 0 if supervision is None else supervision.targets.shape[1]
+        sampler = self._sampler = self._make_sampler(n_tasks)
+        self.sampler_ = sampler.name  # the resolved sampler (``sampler`` may be "auto")
         if supervision is not None and not sampler.supports_supervision:
             raise ValueError(f"sampler={self.sampler!r} is for unsupervised LDA only; "
                              f"{type(self).__name__} needs sampler='gibbs' or 'light'")
         backend_name = getattr(self, "backend", "local")
         if measure is not None and backend_name != "local":
             raise NotImplementedError("held-out perplexity traces need backend='local'")
-        compile_seconds = warm_up(sampler, 0 if supervision is None else supervision.targets.shape[1])
+        compile_seconds = warm_up(sampler, n_tasks, (corpus.n_docs, corpus.n_tokens, self.n_components))
         checkpoints = Checkpoints.for_model(self, corpus.word_ids, corpus.doc_ptr, corpus.n_words, supervision)
         bar = ProgressBar(self.max_iter, desc=type(self).__name__) if self.verbose else None
         callbacks = [c for c in (checkpoints if checkpoints.every else None, bar) if c is not None]

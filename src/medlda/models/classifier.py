@@ -82,6 +82,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, TopicModel):
                          ovr_seeds(self.random_state, indicator.shape[1]), self.n_jobs, self.backend,
                          self.n_workers, self.ray_address)
         self._take_one_vs_rest(fitted)
+        self.sampler_ = self.estimators_[0].sampler_
         self.fit_stats_ = fitted.fit_stats
         self.n_iter_ = self.max_iter
         self.n_features_in_ = corpus.n_words

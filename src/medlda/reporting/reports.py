@@ -179,6 +179,7 @@ def model_summary(model, meta: dict | None = None, path=None) -> Summary:
         if getattr(model, attr, None) is not None:
             out[key] = getattr(model, attr)
     out["params"] = model.get_params()
+    out["sampler"] = getattr(model, "sampler_", out["params"].get("sampler"))  # "auto" as it resolved
     return out
 
 
@@ -206,7 +207,8 @@ def summary_lines(summary: dict) -> list[str]:
     if "n_docs" in s:
         column = f", labels from the column {s['label_column']!r}" if s.get("label_column") else ""
         lines.append(f"trained on: {s['n_docs']:,} documents, {s.get('n_tokens', 0):,} tokens{column}")
-    run = f"training: {params.get('max_iter')} iterations of the {params.get('sampler')} sampler"
+    chosen = " (auto)" if params.get("sampler") == "auto" else ""
+    run = f"training: {params.get('max_iter')} iterations of the {s.get('sampler', params.get('sampler'))}{chosen} sampler"
     if "train_seconds" in s:
         run += f" in {s['train_seconds']:.4g} s ({s.get('tokens_per_second', 0):,.0f} tokens per second)"
     lines.append(run)

@@ -79,9 +79,11 @@ class Sampler:
     def restore_chain_arrays(self, state, arrays: dict[str, np.ndarray]) -> None:
         """Take back ``chain_arrays`` for ``state`` (whose counts are those they were saved with)."""
 
-    def warm_up_groups(self, n_tasks: int | None) -> list[tuple]:
+    def warm_up_groups(self, n_tasks: int | None, sizes: tuple[int, int, int] | None = None) -> list[tuple]:
         """Keys of the kernel groups a training run of this sampler on ``n_tasks`` tasks (None: 0
-        and 1) runs; each names its sampler first. ``warm_up_plan`` builds the samplers for one."""
+        and 1) runs; each names its sampler first. ``sizes`` (documents, tokens, topics of the
+        run; None: unknown) lets a sampler leave out kernels such a run does not use.
+        ``warm_up_plan`` builds the samplers for one."""
         return [(self.name,)]
 
     @classmethod

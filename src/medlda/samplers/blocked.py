@@ -115,7 +115,7 @@ class BlockedGibbs(Sampler):
         single-site inference as the exact sampler (so perplexities of the two compare)."""
         return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs, progress, doc_seeded)
 
-    def warm_up_groups(self, n_tasks: int | None) -> list[tuple]:
+    def warm_up_groups(self, n_tasks: int | None, sizes: tuple[int, int, int] | None = None) -> list[tuple]:
         return [(self.name, self.simulation)]
 
     @classmethod

@@ -267,7 +267,20 @@ class Light(Sampler):
         """Whether eta's exact draw (forming its precisions: D K^2 T multiply-adds) costs at most
         about a tenth of this sampler's sweep (N n_mh steps): ``EXACT_ETA_WORK`` steps' worth."""
         n_docs, n_topics = state.n_dk.shape
-        return n_docs * n_topics ** 2 * n_tasks <= EXACT_ETA_WORK * state.word_ids.size * self.n_mh
+        return self._exact_eta_is_cheap(n_docs, state.word_ids.size, n_topics, n_tasks)
+
+    def _exact_eta_is_cheap(self, n_docs: int, n_tokens: int, n_topics: int, n_tasks: int) -> bool:
+        return n_docs * n_topics ** 2 * n_tasks <= EXACT_ETA_WORK * n_tokens * self.n_mh
+
+    def _draws_coordinate_eta(self, n_tasks: int, sizes: tuple[int, int, int] | None) -> bool:
+        """Whether a run on ``n_tasks`` tasks and ``sizes`` (documents, tokens, topics; None:
+        unknown) may draw eta by coordinate sweeps (``draw_eta``)."""
+        if n_tasks == 0 or self.eta_draw == "exact":
+            return False
+        if self.eta_draw == "coordinate" or sizes is None:
+            return True
+        n_docs, n_tokens, n_topics = sizes
+        return not self._exact_eta_is_cheap(n_docs, n_tokens, n_topics, n_tasks)
 
     def draw_eta(self, state, eta, kappa, w, nu, rng) -> tuple[np.ndarray, np.ndarray]:
         """eta drawn exactly where that is cheap (``exact_eta_is_cheap``), else n_gibbs coordinate
@@ -289,22 +302,26 @@ class Light(Sampler):
         Gibbs of ``gibbs_infer``, on ``n_jobs`` threads."""
         return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs, progress, doc_seeded)
 
-    def warm_up_groups(self, n_tasks: int | None) -> list[tuple]:
+    def warm_up_groups(self, n_tasks: int | None, sizes: tuple[int, int, int] | None = None) -> list[tuple]:
         """The sweeps are compiled per proposal mode, n_mh and kind of task count
-        (``sweeps_for``), so a group names those (2 tasks stands for any T >= 2)."""
+        (``sweeps_for``), so a group names those (2 tasks stands for any T >= 2), and whether the
+        run may draw eta by coordinate sweeps (a run whose exact draw is cheap never does)."""
         kinds = (0, 1) if n_tasks is None else (min(int(n_tasks), 2),)
-        return [(self.name, self.variant, int(self.n_jobs) > 1, self.proposal, int(self.n_mh), tasks)
+        return [(self.name, self.variant, int(self.n_jobs) > 1, self.proposal, int(self.n_mh), tasks,
+                 self._draws_coordinate_eta(tasks if n_tasks is None else int(n_tasks), sizes))
                 for tasks in kinds]
 
     @classmethod
     def every_warm_up_group(cls) -> list[tuple]:
-        return [(cls.name, variant, True, "mixture", 6, tasks) for variant in LIGHT_VARIANTS for tasks in (0, 1)]
+        return [(cls.name, variant, True, "mixture", 6, tasks, tasks > 0) for variant in LIGHT_VARIANTS
+                for tasks in (0, 1)]
 
     @classmethod
     def warm_up_plan(cls, group: tuple) -> WarmUp:
-        _, variant, threaded, proposal, n_mh, n_tasks = group
-        on_threads = cls(variant, proposal, n_mh, n_jobs=2, eta_draw="coordinate") if threaded else None
-        return WarmUp(cls(variant, proposal, n_mh, eta_draw="coordinate"), (n_tasks,), on_threads)
+        _, variant, threaded, proposal, n_mh, n_tasks, coordinate = group
+        eta_draw = "coordinate" if coordinate else "exact"
+        on_threads = cls(variant, proposal, n_mh, n_jobs=2, eta_draw=eta_draw) if threaded else None
+        return WarmUp(cls(variant, proposal, n_mh, eta_draw=eta_draw), (n_tasks,), on_threads)
 
 
 def alpha_table(alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,48 @@
+"""``sampler="auto"``: which sampler trains fastest for a number of topics and tasks.
+
+The exact ``gibbs`` sweep costs O(K (1 + T)) per token (every topic's probability, with T task
+terms each); ``light`` costs O(n_mh) per token whatever K, at a higher cost per step (alias
+tables, hashed counts, Metropolis-Hastings tests), and its supervised steps carry task terms too.
+Measured (seconds per iteration of both on 20 Newsgroups by K and T: ``benchmarks/sampler_choice.py``,
+the "Sampler choice" section of docs/benchmarks.md), light overtakes gibbs above about 50 topics
+for LDA and above about 20 for a supervised model, with 1 task or 20 alike; the limits below are
+those measurements. The blocked sampler (LDA only) is never chosen.
+"""
+
+from __future__ import annotations
+
+AUTO = "auto"
+# gibbs up to this many topics, light above (docs/benchmarks.md, "Sampler choice")
+GIBBS_MAX_TOPICS_LDA = 50
+GIBBS_MAX_TOPICS_SUPERVISED = 20
+
+
+def choose_sampler(n_components: int, n_tasks: int) -> str:
+    """The faster sampler for K = ``n_components`` topics and T = ``n_tasks`` tasks (0: LDA; a
+    binary classifier or a regressor has 1, a multi-class one one per class): "gibbs" up to
+    ``GIBBS_MAX_TOPICS_LDA`` topics for LDA and ``GIBBS_MAX_TOPICS_SUPERVISED`` with tasks, else
+    "light"."""
+    limit = GIBBS_MAX_TOPICS_LDA if int(n_tasks) == 0 else GIBBS_MAX_TOPICS_SUPERVISED
+    return "gibbs" if int(n_components) <= limit else "light"
+
+
+def resolve_sampler(name: str, n_components: int, n_tasks: int) -> str:
+    """``name``, or for "auto" the sampler ``choose_sampler`` picks."""
+    return choose_sampler(n_components, n_tasks) if name == AUTO else name
+
+
+def describe_choice(model) -> str:
+    """How a fitted estimator's sampler was chosen, for a summary line: its ``sampler_`` alone
+    when ``sampler`` named it, else e.g. "light (auto: K=100, 20 classes)" (reads ``sampler``,
+    ``sampler_``, ``n_components`` and, where it has them, ``classes_`` and ``eta_samples_``)."""
+    resolved = getattr(model, "sampler_", model.sampler)
+    if model.sampler != AUTO:
+        return resolved
+    classes = getattr(model, "classes_", None)
+    if classes is not None:
+        what = f"{len(classes)} classes"
+    elif hasattr(model, "eta_samples_"):
+        what = "regression"
+    else:
+        what = "LDA"
+    return f"{resolved} (auto: K={model.n_components}, {what})"
