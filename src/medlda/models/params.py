@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable
 
 from medlda.limits import CELLS, SWEEPS, Limit
 from medlda.losses import losses_for
-from medlda.samplers import BLOCK_SIMULATIONS, ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, REGISTRY
+from medlda.samplers import BLOCK_SIMULATIONS, ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, REGISTRY, resolve_sampler
 
 
 class Rule:
@@ -371,7 +371,7 @@ def check_fit_size(model, n_docs: int, n_words: int, n_tasks: int = 0) -> None:
     name, k = type(model).__name__, int(model.n_components)
     CELLS.check(k * int(n_words), f"{name} with n_components={k} on {int(n_words):,} words (topics x words)")
     CELLS.check(int(n_docs) * k, f"{name} with n_components={k} on {int(n_docs):,} documents (documents x topics)")
-    exact = (model.sampler == "gibbs" or getattr(model, "eta_draw", "auto") == "exact"
+    exact = (resolve_sampler(model.sampler, k, n_tasks) == "gibbs" or getattr(model, "eta_draw", "auto") == "exact"
              or getattr(model, "backend", "local") == "ray")
     if n_tasks and exact:
         tasks = 1 if getattr(model, "strategy", "multitask") == "ovr" else int(n_tasks)
