@@ -80,10 +80,12 @@ def test_regressor_predicts_with_the_mean_of_the_last_eta_samples(drawn_etas):
     y = np.array([1.0, 2.0, -1.0, 0.5, 1.5, -2.0])
     model = MedLDARegressor(2, c=1.0, **FIT).fit(corpus_of(DOCS), y)
     (etas,) = drawn_etas
-    np.testing.assert_array_equal(model.eta_samples_, np.array(etas[-3:]))
+    scale = y.std()  # the chain's responses are centred and scaled to unit variance; eta is kept in y's units
+    assert model.y_scale_ == pytest.approx(scale) and model.y_mean_ == pytest.approx(y.mean())
+    np.testing.assert_allclose(model.eta_samples_, np.array(etas[-3:]) * scale, rtol=1e-12)
     new = corpus_of([[0, 1, 3], [2, 2, 3, 0]])
-    np.testing.assert_allclose(model.predict(new), model.transform(new) @ mean_of_last(etas, 3)[0] + y.mean(),
-                               rtol=1e-12)
+    np.testing.assert_allclose(model.predict(new),
+                               model.transform(new) @ mean_of_last(etas, 3)[0] * scale + y.mean(), rtol=1e-12)
 
 
 # -- the inference prior ---------------------------------------------------------------------------
