@@ -313,8 +313,10 @@ class Light(Sampler):
 
     @classmethod
     def every_warm_up_group(cls) -> list[tuple]:
-        return [(cls.name, variant, True, "mixture", 6, tasks, tasks > 0) for variant in LIGHT_VARIANTS
-                for tasks in (0, 1)]
+        """Each variant at the default proposals, on one thread and two, for LDA and for one task
+        with either eta draw (the groups of every such run, so that none warms up again)."""
+        return [(cls.name, variant, threaded, "mixture", 6, tasks, coordinate) for variant in LIGHT_VARIANTS
+                for threaded in (False, True) for tasks in (0, 1) for coordinate in ((False, True) if tasks else (False,))]
 
     @classmethod
     def warm_up_plan(cls, group: tuple) -> WarmUp:
