@@ -154,6 +154,9 @@ def test_summary_says_what_medlda_info_says(tmp_path, capsys):
     assert {k: v for k, v in as_json.items() if k not in ("model", "saved_by")} == json.loads(json.dumps(summary))
     logistic = MedLDAClassifier(2, loss="logistic", **QUICK).fit(DOCS, labels).summary()
     assert "margin" not in str(logistic).split("parameters:")[0]  # the logistic loss has no margin
-    regression = str(MedLDARegressor(2, **QUICK).fit(DOCS, np.arange(20.0)).summary())
-    assert "c: 4, how much the responses weigh against the words" in regression and "epsilon: 0.001" in regression
+    regressor = MedLDARegressor(2, **QUICK).fit(DOCS, np.arange(20.0))
+    regression = str(regressor.summary())
+    assert (f"c: {regressor.c_:.4g}, how much the responses weigh against the words (the regularization constant, "
+            "set by c='auto' from the training documents' mean length" in regression)
+    assert "epsilon: 0.001, the error within which a prediction costs nothing (in standard deviations" in regression
     assert "topics: 2" in str(LDA(2, **QUICK).fit(DOCS).summary())

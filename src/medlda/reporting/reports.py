@@ -232,13 +232,15 @@ def _constants_in_words(s: dict, params: dict) -> list[str]:
     what = "labels" if "classes" in s else "responses"
     lines = []
     if "c" in s:
-        lines.append(f"c: {s['c']:.4g}, how much the {what} weigh against the words (the regularization constant: "
+        auto = ", set by c='auto' from the training documents' mean length" if params.get("c") == "auto" else ""
+        lines.append(f"c: {s['c']:.4g}, how much the {what} weigh against the words (the regularization constant{auto}: "
                      f"larger fits the training {what} more closely, at the cost of topics that explain the words)")
     if "margin" in s and s.get("loss") == "hinge":
         lines.append(f"margin: {s['margin']:.4g}, how far the right class's score must lead every other before the "
                      "hinge loss leaves a training document alone (wider asks for more confident topics)")
     if s.get("loss") == "epsilon":
-        lines.append(f"epsilon: {params.get('epsilon')}, the error within which a prediction costs nothing")
+        lines.append(f"epsilon: {params.get('epsilon')}, the error within which a prediction costs nothing (in "
+                     "standard deviations of the training responses)")
     return lines
 
 
