@@ -9,7 +9,8 @@
 - ``prediction``: prediction alone on 20 Newsgroups, 20 classes. A light multitask classifier per
   K and seed is fitted once (``--prediction-iters``) and saved with the corpora under
   ``<out>/prediction/``, where later runs find them; then for each inference setting
-  (``--infer``: ``default``, the estimator's defaults, or ``burn:avg``) the test set is predicted
+  (``--infer``: ``default``, the estimator's defaults, ``burn:avg``, or ``em``, the estimators'
+  ``inference="em"``) the test set is predicted
   on one thread, the settings interleaved: documents per second of wall and of CPU time, and test
   accuracy. With ``--prediction-l1 N``, how near each setting's topic proportions come to the
   posterior mean given the fitted topics: the L1 distance, averaged over N random test documents,
@@ -28,7 +29,7 @@ interleaved repeats (each repeat's own ratio beside, in ``each_repeat``).
         --samplers light-collapsed --repeats 5                            # cost growth with K
     python benchmarks/bench_samplers.py --ks 20 --iters 3 --lda-iters 2 --skip-lda --skip-sensitivity  # smoke
     python benchmarks/bench_samplers.py --skip-binary --skip-lda --skip-sensitivity --prediction \
-        --prediction-ks 20,100,400 --prediction-seeds 0,1,2 --infer default,100:200 --prediction-l1 300
+        --prediction-ks 20,100,400 --prediction-seeds 0,1,2 --infer default,100:200,em --prediction-l1 300
 """
 
 from __future__ import annotations
@@ -150,10 +151,15 @@ def prediction_model(train: Corpus, folder: Path, k: int, seed: int, n_iter: int
 
 def _setting(setting: str, defaults: dict) -> tuple[int, int]:
     """(n_infer_burn, n_infer_avg) of an ``--infer`` setting (of each chain of ``CxB:A``)."""
-    if setting == "default":
+    if setting in ("default", "em"):
         return defaults["n_infer_burn"], defaults["n_infer_avg"]
     burn, avg = map(int, setting.split("x")[-1].split(":"))
     return burn, avg
+
+
+def _inference(setting: str) -> str:
+    """The estimators' ``inference`` of an ``--infer`` setting: 'em' for em, else 'gibbs'."""
+    return "em" if setting == "em" else "gibbs"
 
 
 def _chains(setting: str) -> int:
@@ -179,7 +185,7 @@ def prediction_runs(out: RowWriter, archive: Path, ks: list[int], seeds: list[in
             for repeat in range(repeats):
                 for setting in [s for s in settings if _chains(s) == 1]:
                     burn, avg = _setting(setting, defaults)
-                    model.set_params(n_infer_burn=burn, n_infer_avg=avg)
+                    model.set_params(n_infer_burn=burn, n_infer_avg=avg, inference=_inference(setting))
                     wall, cpu = time.perf_counter(), time.process_time()
                     accuracy = float(np.mean(model.predict(test) == y_test))
                     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
@@ -209,7 +215,7 @@ def l1_rows(out: RowWriter, model: MedLDAClassifier, test: Corpus, k: int, seed:
     docs = np.sort(rng.choice(np.flatnonzero(test.doc_lengths > 0), n_docs, replace=False))
     sample = test[docs]
     defaults = MedLDAClassifier().get_params()
-    model.set_params(n_infer_burn=reference[0], n_infer_avg=reference[1])
+    model.set_params(n_infer_burn=reference[0], n_infer_avg=reference[1], inference="gibbs")
     chains = [model.set_params(random_state=10_000 + c).transform(sample) for c in range(n_chains)]
     ref = np.mean(chains, axis=0)
     half = n_chains // 2
@@ -219,7 +225,7 @@ def l1_rows(out: RowWriter, model: MedLDAClassifier, test: Corpus, k: int, seed:
     model.set_params(random_state=seed)
     for setting in settings:
         burn, avg = _setting(setting, defaults)
-        model.set_params(n_infer_burn=burn, n_infer_avg=avg)
+        model.set_params(n_infer_burn=burn, n_infer_avg=avg, inference=_inference(setting))
         zbar = np.mean([model.set_params(random_state=seed + 100 * c).transform(sample)
                         for c in range(_chains(setting))], axis=0)
         out.write(_prediction_config(k, setting, burn, avg), "l1_to_reference",
@@ -313,7 +319,7 @@ def main() -> None:
     p.add_argument("--prediction-seeds", default="0", help="seeds of the fitted models (and of their inference)")
     p.add_argument("--prediction-iters", type=int, default=40, help="training iterations of those models")
     p.add_argument("--infer", default="default",
-                   help="comma-separated inference settings: 'default' (the estimator's) or burn:avg")
+                   help="comma-separated inference settings: 'default' (the estimator's), burn:avg or em")
     p.add_argument("--prediction-l1", type=int, default=0,
                    help="test documents on which to measure each setting's L1 distance from the reference")
     p.add_argument("--reference", default="100:2000", help="burn:avg of each reference chain")

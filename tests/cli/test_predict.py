@@ -269,3 +269,21 @@ def test_cli_evaluate(capsys, tmp_path):
     assert main(["train", "--train", str(train), "--unsupervised", "--out", str(lda), "--quiet", *fast]) == 0
     assert main(["evaluate", "--model", str(lda), "--input", str(test)]) == 2
     assert "has no labels to evaluate" in capsys.readouterr().err
+
+
+def test_inference_flag_predicts_as_the_estimator_with_that_inference(capsys, tmp_path, bow_files):
+    """--inference em on predict and evaluate: the estimator's own predictions with inference='em'
+    (and not those of its saved gibbs inference, on these documents)."""
+    train, test = bow_files
+    model = tmp_path / "m.npz"
+    code, _, err = run(capsys, "train", "--train", train, "--out", model, "--quiet", *FAST)
+    assert code == 0, err
+    fitted = load_model(model)
+    docs = read_corpus(str(test), vocabulary=fitted.vocabulary_)
+    code, out, err = run(capsys, "predict", "--model", model, "--input", test, "--inference", "em", "--json")
+    assert code == 0, err
+    assert json.loads(out)["labels"] == fitted.set_params(inference="em").predict(docs).tolist()
+    code, out, err = run(capsys, "evaluate", "--model", model, "--input", test, "--inference", "em", "--json")
+    assert code == 0, err
+    assert json.loads(out)["accuracy"] == pytest.approx(fitted.score(docs, docs.single_labels()))
+    assert not np.array_equal(fitted.transform(docs), fitted.set_params(inference="gibbs").transform(docs))

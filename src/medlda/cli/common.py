@@ -320,7 +320,7 @@ def check_seen(y_test: np.ndarray, classes: np.ndarray, path: str) -> None:
 
 
 def load_with_jobs(args):
-    """The saved model of --model, with --n-jobs (if given) overriding its n_jobs, and verbose
+    """The saved model of --model, with --n-jobs and --inference (if given) overriding its own, and verbose
     as --quiet, --json and the terminal say."""
     from medlda.io.model_file import load_model
 
@@ -330,6 +330,8 @@ def load_with_jobs(args):
         if args.n_jobs == 0:
             raise CLIError("--n-jobs must be a non-zero integer")
         model.set_params(n_jobs=args.n_jobs)
+    if getattr(args, "inference", None) is not None:
+        model.set_params(inference=args.inference)
     return model
 
 

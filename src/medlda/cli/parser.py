@@ -109,6 +109,9 @@ def _evaluate(e: argparse.ArgumentParser) -> None:
     e.add_argument("--confusion", action="store_true", help="also print the confusion matrix (always in --json)")
     e.add_argument("--n-jobs", type=int, default=None,
                    help="cores for inference (default: the model's n_jobs; -1 all cores)")
+    e.add_argument("--inference", choices=["gibbs", "em"], default=None,
+                   help="how the documents' topics are inferred: gibbs (the posterior mean, default: the "
+                        "model's) or em (deterministic, many times faster, about as accurate)")
     _output_args(e)
     e.set_defaults(func=_run("predict", "cmd_evaluate"))
 
@@ -336,13 +339,16 @@ def _relevance_arg(p) -> None:
 
 
 def _inference_args(p, what: str) -> None:
-    """What predict and transform share: --ids, --n-jobs, --json and --quiet."""
+    """What predict and transform share: --ids, --n-jobs, --inference, --json and --quiet."""
     p.add_argument("--ids", action="store_true",
                    help="lead each line with the document's name and a tab (its file in a folder, 'line N' of a "
                         "file): empty documents are skipped, so this is how lines meet their documents; in "
                         "--json, 'docs'")
     p.add_argument("--n-jobs", type=int, default=None,
                    help=f"cores for inference (default: the model's n_jobs; -1 all cores); same {what} on any number")
+    p.add_argument("--inference", choices=["gibbs", "em"], default=None,
+                   help="how the documents' topics are inferred: gibbs (the posterior mean, default: the "
+                        "model's) or em (deterministic, many times faster, about as accurate)")
     _output_args(p)
 
 

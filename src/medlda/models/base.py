@@ -30,6 +30,7 @@ from medlda.models.signature import FormerName, current_names, make_init
 from medlda.models.texts import no_text_hint, remember_words, text_preprocessing
 from medlda.reporting.reports import Summary, model_summary
 from medlda.samplers import make_sampler, resolve_sampler
+from medlda.samplers.inference import em_infer
 
 
 def as_corpus(X, n_features: int | None = None, vocabulary: np.ndarray | None = None,
@@ -229,6 +230,9 @@ class TopicModel(BaseEstimator):
         depend on the other documents of X or its place among them."""
         check_is_fitted(self, "topic_word_counts_")
         corpus = self._input_corpus(X)
+        if self.inference == "em":
+            return em_infer(corpus.word_ids, corpus.doc_ptr, self._phi_wk(), self._alpha(),
+                            self._sampler_threads()), corpus.doc_lengths
         rng = np.random.default_rng(self.random_state)
         bar = None
         if self.verbose:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
 import numpy as np
 
+from medlda._kernels.em_inference import em_doc_topic
 from medlda._kernels.inference import prior_tables, sparse_infer_doc_topic, sparse_infer_doc_topic_parallel
 from medlda._kernels.rng import DOCS_PER_STREAM, doc_streams, make_streams, on_stream_chunks
 
@@ -38,4 +40,27 @@ def gibbs_infer(word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.ndarray, a
                          streams[a // DOCS_PER_STREAM:-(-b // DOCS_PER_STREAM)], out[a:b], True, doc_seeded)
         if progress is not None:
             progress(b - a)
+    return out
+
+
+# passes of the EM fixed point per document: on 20 Newsgroups (20 classes, K = 100) test accuracy
+# is at its best from 4 to 8 passes and slightly lower at 40 (docs/benchmarks.md, "Prediction")
+EM_PASSES = 8
+
+
+def em_infer(word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.ndarray, alpha: np.ndarray, n_jobs: int = 1,
+             n_passes: int = EM_PASSES) -> np.ndarray:
+    """Expected doc-topic counts (D, K) at the EM fixed point of each document's topic weights
+    given phi (``em_doc_topic``): deterministic, O(n_passes N_d K) per document; ``n_jobs``
+    threads share the documents (the same result on any number)."""
+    n_docs = doc_ptr.size - 1
+    out = np.zeros((n_docs, phi_wk.shape[1]))
+    alpha = np.asarray(alpha, dtype=np.float64)
+    bounds = np.linspace(0, n_docs, max(min(n_jobs, n_docs), 1) + 1).astype(np.int64)
+    jobs = [(word_ids, doc_ptr, phi_wk, alpha, n_passes, lo, hi, out) for lo, hi in zip(bounds[:-1], bounds[1:])]
+    if len(jobs) == 1:
+        em_doc_topic(*jobs[0])
+    else:
+        with ThreadPoolExecutor(len(jobs)) as pool:
+            list(pool.map(lambda job: em_doc_topic(*job), jobs))
     return out
