@@ -26,7 +26,8 @@ def test_classification_per_class_and_confusion_by_hand():
     lines = evaluation_lines(report, confusion=True)
     assert lines[0] == "6 documents: accuracy 0.5000, f1 macro 0.3571, f1 weighted 0.4524"
     assert [line.split()[0] for line in lines[2:5]] == ["c", "b", "a"]  # worst F1 first
-    assert lines[-1].split() == ["c", "1", "0", "0"]
+    assert [line.split() for line in lines[-4:]] == [["1", "2", "3"], ["1", "a", "2", "1", "0"],
+                                                      ["2", "b", "1", "1", "0"], ["3", "c", "1", "0", "0"]]
 
 
 def test_multilabel_and_regression():
