@@ -5,6 +5,7 @@ from numba import njit, prange
 
 from medlda._kernels.alias import build_alias, draw_alias
 from medlda._kernels.common import add_average, cdf_index, finish_average, max_doc_length
+from medlda._kernels.em_inference import fixed_point_weights
 from medlda._kernels.rng import DOCS_PER_STREAM, block_docs, doc_state, next_uniform
 
 
@@ -45,29 +46,6 @@ START_PASSES = 4
 
 
 @njit(cache=True)
-def _start_weights(word_ids, start, end, phi_wk, alpha, theta, scratch):
-    """The start's topic weights of the document of tokens [start, end): START_PASSES passes of
-    theta_k <- alpha_k + sum_i phi_kw_i theta_k / sum_j phi_jw_i theta_j from theta = alpha (the
-    expected topic counts of each token given theta, summed), into ``theta``. O(START_PASSES N_d K)."""
-    n_topics = alpha.size
-    for k in range(n_topics):
-        theta[k] = alpha[k]
-    for _ in range(START_PASSES):
-        for k in range(n_topics):
-            scratch[k] = alpha[k]
-        for i in range(start, end):
-            v = word_ids[i]
-            norm = 0.0
-            for k in range(n_topics):
-                norm += phi_wk[v, k] * theta[k]
-            inv = 1.0 / norm
-            for k in range(n_topics):
-                scratch[k] += phi_wk[v, k] * theta[k] * inv
-        for k in range(n_topics):
-            theta[k] = scratch[k]
-
-
-@njit(cache=True)
 def sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, prior_prob, prior_alias, prior_mass, n_burn, n_avg,
                            streams, out, rao_blackwell, doc_seeded=False):
     """Exact Gibbs inference against a fixed phi: each document's z sampled from
@@ -75,7 +53,7 @@ def sparse_infer_doc_topic(word_ids, doc_ptr, phi_wk, alpha, prior_prob, prior_a
     zbar). O(K_d) per token (K_d: the document's topics in use) instead of O(K): phi_kw (n_dk +
     alpha_k) splits into phi_kw n_dk, summed over the document's topics only, and phi_kw alpha_k,
     drawn from the word's static alias table (``prior_tables``). Starts from z_i ~ theta_k phi_kw,
-theta the document's topic weights after START_PASSES fixed-point passes (``_start_weights``): a
+theta the document's topic weights after START_PASSES fixed-point passes (``fixed_point_weights``): a
 start near where the chain goes, so that a short burn-in forgets it at any K.
 
     With ``rao_blackwell`` (what prediction uses), ``out`` averages over the last ``n_avg`` of
@@ -128,7 +106,7 @@ def _infer_blocks(block_lo, block_hi, word_ids, doc_ptr, phi_wk, alpha, prior_pr
         s_idx = d // DOCS_PER_STREAM
         state = doc_state(streams[s_idx], word_ids, start, end) if doc_seeded else streams[s_idx]
         n_used = 0
-        _start_weights(word_ids, start, end, phi_wk, alpha, theta, cum)
+        fixed_point_weights(word_ids, start, end, phi_wk, alpha, START_PASSES, theta, cum)
         for i in range(end - start):  # the start: z_i ~ phi_kw theta_k
             v = word_ids[start + i]
             mass = 0.0
