@@ -389,3 +389,13 @@ def doc_ids(corpus: Corpus) -> list[str]:
     file, 'NEWID=N' in Reuters; else its place among the non-empty documents, from 1 (as plot --doc
     counts them)."""
     return list(corpus.doc_names) if corpus.doc_names is not None else [str(d + 1) for d in range(corpus.n_docs)]
+
+
+def headless_matplotlib(what: str) -> None:
+    """matplotlib with its file-only backend (no display needed), or a CLIError saying that
+    ``what`` needs it and how to install it."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise CLIError(f"{what} need matplotlib: pip install 'medlda[plots]'") from None
+    matplotlib.use("Agg")

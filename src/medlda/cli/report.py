@@ -7,18 +7,21 @@ import sys
 
 import numpy as np
 
-from medlda.cli.common import CLIError, check_outputs, load_with_jobs, model_targets, read_model_data, show_progress
+from medlda.cli.common import (
+    check_outputs,
+    headless_matplotlib,
+    load_with_jobs,
+    model_targets,
+    read_model_data,
+    show_progress,
+)
 from medlda.io.atomic import check_writable
 
 
 def cmd_report(args) -> int:
     """Write the HTML report (``medlda.reporting.html``) of --model on the documents of --input
     to --out, atomically, never over an input."""
-    try:
-        import matplotlib
-    except ImportError:
-        raise CLIError("the report's figures need matplotlib: pip install 'medlda[plots]'") from None
-    matplotlib.use("Agg")  # files only: no display needed
+    headless_matplotlib("the report's figures")
     from medlda.reporting.html import write_report
 
     check_outputs({"--out": args.out}, {"--model": args.model, "--input": args.input, "--vocab": args.vocab})

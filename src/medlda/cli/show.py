@@ -13,6 +13,7 @@ from medlda.cli.common import (
     check_outputs,
     coherence_of,
     doc_ids,
+    headless_matplotlib,
     load_with_jobs,
     model_targets,
     read_model_data,
@@ -61,11 +62,7 @@ def cmd_topics(args) -> int:
 
 def cmd_plot(args) -> int:
     """Draw one figure of a saved model and write it atomically to --out."""
-    try:
-        import matplotlib
-    except ImportError:
-        raise CLIError("plots need matplotlib: pip install 'medlda[plots]'") from None
-    matplotlib.use("Agg")  # files only: no display needed
+    headless_matplotlib("plots")
     from medlda.reporting import plots
 
     check_outputs({"--out": args.out}, {"--model": args.model, "--input": args.input, "--vocab": args.vocab})
