@@ -392,8 +392,7 @@ def doc_ids(corpus: Corpus) -> list[str]:
 
 
 def headless_matplotlib(what: str) -> None:
-    """matplotlib with its file-only backend (no display needed), or a CLIError saying that
-    ``what`` needs it and how to install it."""
+    """matplotlib on its file-only backend (no display), or a CLIError: ``what`` needs it."""
     try:
         import matplotlib
     except ImportError:
