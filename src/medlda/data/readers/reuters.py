@@ -2,7 +2,9 @@
 
 ModApte: documents with ``TOPICS="YES"``, ``LEWISSPLIT="TRAIN"`` or ``"TEST"`` (9,603 / 3,299);
 the 90 categories that occur in at least one training and one test document; documents keeping at
-least one of them (7,770 / 3,019). The text of a document is its title and body; documents of
+least one of them (7,770 / 3,019). Its single-label subset (R52, ``single_label=True``): the ModApte
+documents with exactly one topic, in the 52 categories that occur in both splits among them
+(6,532 / 2,568). The text of a document is its title and body; documents of
 ``<TEXT TYPE="UNPROC">`` have neither (their text sits directly in ``<TEXT>``, tables and all), so
 theirs is the whole ``<TEXT>`` content. Reads the ``reuters21578.tar.gz`` archive or its extracted
 folder, from any path.
@@ -130,13 +132,19 @@ def read_modapte(path) -> tuple[list[ReutersDoc], list[str]]:
     return docs, sorted(seen["train"] & seen["test"])
 
 
-def modapte_subset(path, subset: str) -> tuple[list[str], list[tuple[str, ...]], list[str], list[int]]:
+def modapte_subset(path, subset: str, single_label: bool = False
+                   ) -> tuple[list[str], list[tuple[str, ...]], list[str], list[int]]:
     """Texts, label tuples (restricted to the categories of both splits), the categories, and
     NEWIDs of the ModApte ``subset`` ('train', 'test' or 'all'); documents left without a
-    category are dropped."""
+    category are dropped. ``single_label``: only the documents with exactly one topic, and the
+    categories of both splits among them (R52)."""
     if subset not in ("train", "test", "all"):
         raise ValueError(f"subset must be 'train', 'test' or 'all', not {subset!r}")
     docs, categories = read_modapte(path)
+    if single_label:
+        docs = [d for d in docs if len(d.topics) == 1]
+        seen = {s: {d.topics[0] for d in docs if d.split == s} for s in SPLITS}
+        categories = sorted(seen["train"] & seen["test"])
     keep = set(categories)
     texts, labels, ids = [], [], []
     for d in docs:
