@@ -50,10 +50,13 @@ def _vocabulary(n_topics: int, words_per_topic: int) -> np.ndarray:
 def make_supervised_corpus(n_docs: int = 2000, n_topics: int = 10, *, words_per_topic: int = 30,
                            doc_length: int = 80, n_classes: int = 2, alpha_sum: float = 1.0,
                            purity: float = 0.9, eta_scale: float = 4.0, label_noise: float = 0.0,
-                           random_state=None) -> tuple[Corpus, Bunch]:
+                           class_skew: float = 0.0, random_state=None) -> tuple[Corpus, Bunch]:
     """Draw documents and labels from the model: theta_d ~ Dir(alpha), z ~ theta_d, w ~ phi_z,
     label = sign(eta . zbar_d) (two classes) or argmax_t eta_t . zbar_d, then ``label_noise`` of
     the labels replaced by a uniformly drawn class.
+
+    ``class_skew`` s > 0 (several classes): a bias added to each eta_t gives class t about a share
+    proportional to (t + 1)^-s of the documents (Zipf: many small classes); 0 leaves eta as drawn.
 
     Returns the Corpus (vocabulary ``t{k}_{j}``: word j of topic k's block; labels ``"0"..``) and
     the truth: ``topic_word`` (K, V), ``eta`` (T, K), ``doc_topic`` (D, K), ``zbar`` (D, K), ``y``.
@@ -72,13 +75,29 @@ def make_supervised_corpus(n_docs: int = 2000, n_topics: int = 10, *, words_per_
         eta -= shift
         y = (omega[:, 0] - shift > 0).astype(np.int64)
     else:
-        y = np.argmax(omega, axis=1)
+        if class_skew > 0:
+            eta += class_biases(omega, class_skew)[:, None]
+        y = np.argmax(zbar @ eta.T, axis=1)
     noisy = rng.random(n_docs) < label_noise
     y[noisy] = rng.integers(0, n_classes, size=int(noisy.sum()))
     corpus = Corpus(word_ids, doc_ptr, _vocabulary(n_topics, words_per_topic),
                     labels=[(str(c),) for c in y], source="synthetic")
     truth = Bunch(topic_word=phi, eta=eta, doc_topic=theta, zbar=zbar, y=y, z=z)
     return corpus, truth
+
+
+def class_biases(omega: np.ndarray, skew: float, rounds: int = 300) -> np.ndarray:
+    """Biases b (T,) such that argmax_t (omega_dt + b_t) gives class t about a share proportional
+    to (t + 1)^-skew of the rows of ``omega`` (D, T): each round moves b_t by the log ratio of
+    the target share to the share found (clipped to +-1), times 0.02 of omega's spread."""
+    n_docs, n_classes = omega.shape
+    target = np.arange(1, n_classes + 1, dtype=float) ** -skew
+    target /= target.sum()
+    bias = np.zeros(n_classes)
+    for _ in range(rounds):
+        share = np.bincount(np.argmax(omega + bias, axis=1), minlength=n_classes) / n_docs
+        bias += 0.02 * np.std(omega) * np.clip(np.log(target) - np.log(np.maximum(share, 0.5 / n_docs)), -1, 1)
+    return bias
 
 
 def make_multilabel_corpus(n_docs: int = 2000, n_topics: int = 10, *, n_labels: int = 5,
