@@ -419,17 +419,19 @@ def test_a_fit_compiles_only_its_samplers_kernels():
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_a_light_fit_warms_up_the_sweep_it_runs(n_classes):
     """The light sweeps are compiled per (proposal mode, n_mh, task kind): a fresh process's fit
-    warms up, before its timed sweeps, the one its task needs, and sweeps with no other."""
+    warms up, before its timed sweeps, the one its task needs, and sweeps with no other; the
+    inference kernels wait for a prediction."""
     code = ("from medlda import MedLDAClassifier\nfrom medlda.engine import warmup\n"
-            "from medlda._kernels.light.sweeps import sweeps_for\n"
+            "from medlda._kernels.light.sweeps import sweeps_for\nfrom medlda._kernels import inference\n"
             "from medlda.data.synthetic import make_supervised_corpus\n"
             f"corpus, _ = make_supervised_corpus(60, 3, n_classes={n_classes}, words_per_topic=5, doc_length=10, "
             "random_state=0)\n"
             "model = MedLDAClassifier(3, max_iter=2, sampler='light', proposal='cycle', n_mh=3)\n"
             "model.fit(corpus, corpus.single_labels())\n"
-            "print(sorted(warmup._COMPILED), sweeps_for.cache_info().currsize)\n")
+            "inferred = [n for n, v in vars(inference).items() if getattr(v, 'signatures', None)]\n"
+            "print(sorted(warmup._COMPILED), sweeps_for.cache_info().currsize, inferred)\n")
     tasks = 1 if n_classes == 2 else 2  # one task, or several; eta drawn exactly (cheap here), no coordinate sweeps
-    assert _fresh_process_prints(code, 600) == f"[('light', 'collapsed', False, 'cycle', 3, {tasks}, False)] 1"
+    assert _fresh_process_prints(code, 600) == f"[('light', 'collapsed', False, 'cycle', 3, {tasks}, False)] 1 []"
 
 
 QUICK = dict(max_iter=3, n_infer_burn=2, n_infer_avg=3, random_state=0)  # predictions compared, not judged
