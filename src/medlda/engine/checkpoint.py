@@ -3,8 +3,9 @@
 A checkpoint holds what the next iteration needs and nothing that can be recomputed: the topic
 assignments z (counts follow from z), the kernels' random streams, eta and the eta samples kept
 so far, the NumPy generator's state (as JSON), the Ray workers' generator states, the iteration
-number, the trace so far, and the configuration and corpus fingerprint it belongs to. One
-``.npz`` archive of arrays plus JSON metadata, no pickle, replaced atomically: a run killed at any
+number, the trace so far, the learned alpha (``optimize_alpha``), and the configuration and
+corpus fingerprint it belongs to. One ``.npz`` archive of arrays plus JSON metadata, no pickle,
+replaced atomically: a run killed at any
 moment (even by SIGKILL) resumes from the last checkpoint and, single-threaded, ends with the same
 arrays as an uninterrupted run with the same seed. A sampler whose next draws read more than the
 counts keeps that too (``Sampler.chain_arrays``): light collapsed's per-word hashes, whose slot
@@ -36,6 +37,7 @@ from medlda._version import __version__
 from medlda.engine.loop import IterationInfo, Progress, Run, Supervision
 from medlda.exceptions import MedLDAError
 from medlda.io.atomic import atomic_write, check_writable
+from medlda.io.model_file import learned_alpha
 from medlda.io.validate import (
     ETA_LIMIT,
     OBJECT,
@@ -79,6 +81,7 @@ class Snapshot:
     trace: list[dict] = field(default_factory=list)
     seconds: float = 0.0
     sampler_arrays: dict[str, np.ndarray] = field(default_factory=dict)  # the sampler's own (``chain_arrays``)
+    alpha: np.ndarray | None = None  # the learned doc-topic prior (None: the one the chain started with)
     path: Path | None = None  # the file it was read from (named in errors)
 
 
@@ -118,6 +121,8 @@ def save_snapshot(path, snap: Snapshot, config: dict, fingerprint: str) -> None:
     """Write ``snap`` to ``path`` atomically (npz + JSON metadata, no pickle)."""
     arrays = {"z": np.asarray(snap.z, np.int32), "streams": np.asarray(snap.streams, np.uint64)}
     arrays.update({_SAMPLER_PREFIX + name: value for name, value in snap.sampler_arrays.items()})
+    if snap.alpha is not None:
+        arrays["alpha"] = np.asarray(snap.alpha, np.float64)
     if snap.eta is not None:
         arrays["eta"] = snap.eta
         arrays["kept_eta"] = (np.array(snap.kept_eta) if snap.kept_eta
@@ -180,7 +185,8 @@ def load_snapshot(path, config: dict, fingerprint: str, shape: ChainShape) -> Sn
         check_fields(where, "checkpoint metadata", meta, META_FIELDS)
         check_config(where, meta, config, fingerprint)
         supervised = {"eta", "kept_eta"} if shape.eta_shape is not None else set()
-        npz.check_keys({_META_KEY, "z", "streams"} | supervised, extra=lambda k: k.startswith(_SAMPLER_PREFIX))
+        npz.check_keys({_META_KEY, "z", "streams"} | supervised, {"alpha"},
+                       extra=lambda k: k.startswith(_SAMPLER_PREFIX))
         arrays = {k: npz.array(k) for k in npz.keys if k != _META_KEY}
     return _snapshot(where, meta, arrays, shape)
 
@@ -225,8 +231,9 @@ def _snapshot(where: Where, meta: dict, arrays: dict, shape: ChainShape) -> Snap
             raise where.fail(f"kept_eta holds {kept_eta.shape[0]} samples after {iteration} iterations")
         kept = list(kept_eta)
     sampler_arrays = {k[len(_SAMPLER_PREFIX):]: v for k, v in arrays.items() if k.startswith(_SAMPLER_PREFIX)}
+    alpha = None if "alpha" not in arrays else learned_alpha(where, arrays["alpha"], shape.n_topics)
     return Snapshot(iteration, z, streams, eta, kept, meta["rng_state"], meta["worker_rng_states"], meta["trace"],
-                    float(meta["seconds"]), sampler_arrays, where.path)
+                    float(meta["seconds"]), sampler_arrays, alpha, where.path)
 
 
 def _json_default(value):
@@ -304,7 +311,7 @@ class Checkpoints:
         rng.bit_generator.state = snap.rng_state
         if supervision is not None:
             supervision.eta = np.array(snap.eta)
-        return Progress(snap.iteration, list(snap.kept_eta), list(snap.trace), snap.seconds)
+        return Progress(snap.iteration, list(snap.kept_eta), list(snap.trace), snap.seconds, snap.alpha)
 
     def __call__(self, info: IterationInfo, run: Run) -> None:
         """After each iteration: every ``every`` iterations, write the run as it now stands."""
@@ -315,5 +322,5 @@ class Checkpoints:
         progress = run.progress
         save_snapshot(self.path, Snapshot(info.iteration, chain.z, chain.streams, eta, progress.kept_eta,
                                           run.rng.bit_generator.state, chain.worker_rng_states, progress.trace,
-                                          progress.seconds, chain.sampler_arrays),
+                                          progress.seconds, chain.sampler_arrays, progress.alpha),
                       self.config, self.fingerprint)

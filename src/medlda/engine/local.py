@@ -61,6 +61,11 @@ class LocalBackend:
         supervision.eta, self.omega = sampler.draw_eta(state, supervision.eta, kappa, w, supervision.nu, rng)
         return self.omega
 
+    def set_alpha(self, alpha: np.ndarray) -> None:
+        """The chain's doc-topic prior from its next sweep on (the samplers read ``state.alpha``
+        afresh each sweep)."""
+        self.state.alpha = np.array(alpha, dtype=np.float64)
+
     def log_joint(self) -> float:
         return self.chain().log_joint()
 

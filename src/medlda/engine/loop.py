@@ -12,6 +12,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
+from medlda.engine.alpha import AlphaOptimizer
 from medlda.engine.state import ChainArrays, ChainState
 
 
@@ -42,13 +43,15 @@ class IterationInfo:
 
 @dataclass
 class Progress:
-    """What the loop keeps of a run: the iterations done, the eta samples kept, the trace and the
-    sampling seconds so far (a resumed run starts from a checkpoint's)."""
+    """What the loop keeps of a run: the iterations done, the eta samples kept, the trace, the
+    sampling seconds so far and the learned alpha (None: the chain's prior is still the one it
+    started with); a resumed run starts from a checkpoint's."""
 
     iteration: int = 0
     kept_eta: list[np.ndarray] = field(default_factory=list)
     trace: list[dict] = field(default_factory=list)
     seconds: float = 0.0
+    alpha: np.ndarray | None = None
 
 
 @dataclass
@@ -81,6 +84,9 @@ class Backend(Protocol):
     def chain(self) -> ChainState:
         """The whole chain in one state with current counts."""
 
+    def set_alpha(self, alpha: np.ndarray) -> None:
+        """Give the chain the doc-topic prior ``alpha`` (K,) from its next sweep on."""
+
     def chain_arrays(self) -> ChainArrays:
         """What a checkpoint keeps of the chain."""
 
@@ -104,7 +110,8 @@ Callback = Callable[[IterationInfo, Run], None]
 def train(backend: Backend, supervision: Supervision | None, *, n_iter: int, n_eta_keep: int,
           rng: np.random.Generator, progress: Progress | None = None, measure_log_joint: bool = False,
           measure: Callable[[ChainState], dict] | None = None, measure_every: int = 1,
-          callbacks: tuple[Callback, ...] | list[Callback] = ()) -> TrainResult:
+          callbacks: tuple[Callback, ...] | list[Callback] = (),
+          alpha_optimizer: AlphaOptimizer | None = None) -> TrainResult:
     """Run the iterations ``progress.iteration + 1 .. n_iter`` on ``backend``: aux for all (d, t),
     topics for all tokens, eta for all tasks (unsupervised when ``supervision`` is None).
 
@@ -112,11 +119,15 @@ def train(backend: Backend, supervision: Supervision | None, *, n_iter: int, n_e
     new run). The log joint (``measure_log_joint``) and ``measure(chain)`` (a dict merged into the
     trace, e.g. ``perplexity.HeldoutPerplexity``) are taken every ``measure_every`` iterations
     and after the last. Each callback is called as ``callback(info, run)`` after each iteration.
+    With ``alpha_optimizer``, the chain's alpha is learned from its counts after the iterations
+    it says (``engine.alpha``); ``progress.alpha`` keeps it.
     """
     resumed = progress is not None
     progress = Progress() if progress is None else progress
     run = Run(backend, supervision, rng, progress)
     start, earlier, seconds = progress.iteration, progress.seconds, 0.0
+    if progress.alpha is not None:
+        backend.set_alpha(progress.alpha)
     backend.start(supervision)
     for it in range(start, n_iter):
         measured = (it + 1) % max(measure_every, 1) == 0 or it + 1 == n_iter
@@ -124,6 +135,9 @@ def train(backend: Backend, supervision: Supervision | None, *, n_iter: int, n_e
         omega = backend.iterate(it + 1, supervision, rng, measure_log_joint and measured)
         if supervision is not None and it >= n_iter - n_eta_keep:
             progress.kept_eta.append(supervision.eta.copy())
+        if alpha_optimizer is not None and alpha_optimizer.due(it + 1):
+            progress.alpha = alpha_optimizer.update(backend.chain())
+            backend.set_alpha(progress.alpha)
         seconds += time.perf_counter() - tic
         info = IterationInfo(it + 1, n_iter, seconds, backend.n_tokens * (it + 1 - start) / max(seconds, 1e-12))
         if supervision is not None and supervision.metric is not None:

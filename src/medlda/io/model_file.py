@@ -24,12 +24,13 @@ from medlda.exceptions import ModelFileError
 from medlda.io import model_schema as schema
 from medlda.io.atomic import atomic_write
 from medlda.io.model_schema import check_metadata, expected_members
-from medlda.io.validate import NpzReader, Where, short
+from medlda.io.validate import NpzReader, Where, check_array, short
 from medlda.losses import LOSSES, MULTILABEL_POSITIVE_COST
 
 FORMAT_NAME = "medlda-model"
 FORMAT_VERSION = 1
 _META_KEY = schema.META_KEY
+PRIOR_MASS = (1e-50, 1e50)  # the range of a learned alpha_k read
 
 
 ESTIMATORS: dict[str, type] = {}  # the estimator classes a model file may name, registered by the models
@@ -84,6 +85,9 @@ def save_model(model, path, vectorizer=None) -> None:
         meta["sampler"] = model.sampler_  # the sampler that trained it ("auto" resolved)
     if hasattr(model, "eta_samples_"):
         arrays["eta_samples"] = model.eta_samples_
+    if model.optimize_alpha:  # the learned prior (one-vs-rest: the binary models', stacked)
+        subs = getattr(model, "estimators_", None) or [model]
+        arrays["alpha"] = np.concatenate([np.asarray(m.alpha_, np.float64) for m in subs])
     if name == "MedLDAClassifier":
         arrays["classes"] = np.asarray(model.classes_)
         meta.update(train_accuracy=model.train_accuracy_, c_=model.c_, margin_=model.margin_,
@@ -153,7 +157,10 @@ def _read_archive(path: Path) -> tuple[dict, dict]:
             raise where.fail(f"model format version {short(meta.get('format_version'))} is not supported "
                              f"(this medlda reads version {FORMAT_VERSION})")
         check_metadata(where, meta, _estimator_classes())
-        npz.check_keys(*expected_members(meta))
+        required, optional = expected_members(meta)
+        if isinstance(meta.get("params"), dict) and meta["params"].get("optimize_alpha"):
+            required = required | {"alpha"}  # the learned prior, there exactly when it was learned
+        npz.check_keys(required, optional)
         arrays = {k: npz.array(k) for k in npz.keys if k != _META_KEY}
     return meta, arrays
 
@@ -179,6 +186,8 @@ def _rebuild(path: Path, meta: dict, arrays: dict):
     K = model.n_components * n_sets
     counts = schema.topic_word_counts(where, arrays["topic_word_counts"], K)
     model.topic_word_counts_ = counts
+    model.alpha_ = (learned_alpha(where, arrays["alpha"], K) if model.optimize_alpha
+                    else np.full(K, model.alpha_sum / model.n_components))
     model.n_features_in_ = counts.shape[1]
     model.n_iter_ = model.max_iter  # every fit runs all its iterations
     model.vocabulary_ = schema.vocabulary(where, arrays.get("vocabulary"), counts.shape[1])
@@ -202,6 +211,13 @@ def _rebuild(path: Path, meta: dict, arrays: dict):
     return model
 
 
+def learned_alpha(where: Where, values: np.ndarray, n_topics: int) -> np.ndarray:
+    """A learned doc-topic prior (K,) as a model file or checkpoint keeps it: finite float64 in
+    [1e-50, 1e50], the range of a Dirichlet prior's mass (positive and normal)."""
+    return check_array(where, "alpha", values, kinds="f", shape=(n_topics,), low=PRIOR_MASS[0], high=PRIOR_MASS[1],
+                       dtype=np.float64)
+
+
 def _rebuild_classifier(where: Where, model, meta: dict, eta: np.ndarray, labels: np.ndarray, K: int) -> None:
     """Fitted state of a MedLDAClassifier; one-vs-rest sub-models are rebuilt from the stacked view."""
     multilabel = meta["multilabel"]
@@ -223,5 +239,7 @@ def _rebuild_classifier(where: Where, model, meta: dict, eta: np.ndarray, labels
         model.proba_scale_ = float(meta["proba_scale_"])
     if meta["ovr"]:
         model.rebuild_one_vs_rest()
-        for sub, info in zip(model.estimators_, meta["ovr_models"]):
+        n_topics = model.n_components
+        for t, (sub, info) in enumerate(zip(model.estimators_, meta["ovr_models"])):
             sub.fit_stats_, sub.log_joint_, sub.trace_ = info["fit_stats"], info["log_joint"], info["trace"]
+            sub.alpha_ = np.ascontiguousarray(model.alpha_[t * n_topics:(t + 1) * n_topics])

@@ -16,6 +16,7 @@ from tqdm.auto import tqdm
 from medlda.data.corpus import Corpus, check_count_matrix, is_id_vocabulary
 from medlda.data.text import is_texts, vectorizer_for
 from medlda.data.tokens import is_token_lists
+from medlda.engine.alpha import AlphaOptimizer
 from medlda.engine.checkpoint import Checkpoints, check_run_params
 from medlda.engine.local import LocalBackend
 from medlda.engine.loop import Supervision, train
@@ -123,8 +124,19 @@ class TopicModel(BaseEstimator):
             return 1
         return effective_jobs(getattr(self, "n_jobs", None), os.cpu_count() or 1)
 
-    def _alpha(self) -> np.ndarray:
+    def _prior_alpha(self) -> np.ndarray:
+        """The doc-topic prior a fit starts from: alpha_sum / K per topic."""
         return np.full(self.n_components, self.alpha_sum / self.n_components)
+
+    def _alpha(self) -> np.ndarray:
+        """The doc-topic prior of inference: the fitted ``alpha_`` (before a fit, the prior)."""
+        fitted = getattr(self, "alpha_", None)
+        return self._prior_alpha() if fitted is None else fitted
+
+    def _alpha_total(self) -> float:
+        """sum_k alpha_k of ``_alpha``: alpha_sum itself while the prior is symmetric."""
+        fitted = getattr(self, "alpha_", None)
+        return float(fitted.sum()) if fitted is not None and self.optimize_alpha else self.alpha_sum
 
     def _fit_topics(self, corpus: Corpus, supervision: Supervision | None, rng, n_eta_keep: int = 0,
                     measure=None):
@@ -139,14 +151,18 @@ class TopicModel(BaseEstimator):
         backend_name = getattr(self, "backend", "local")
         if measure is not None and backend_name != "local":
             raise NotImplementedError("held-out perplexity traces need backend='local'")
-        compile_seconds = warm_up(sampler, n_tasks, (corpus.n_docs, corpus.n_tokens, self.n_components))
+        if self.optimize_alpha and backend_name != "local":
+            raise NotImplementedError("optimize_alpha (a learned prior) needs backend='local'")
+        compile_seconds = warm_up(sampler, n_tasks, (corpus.n_docs, corpus.n_tokens, self.n_components),
+                                  inference=measure is not None)
         checkpoints = Checkpoints.for_model(self, corpus.word_ids, corpus.doc_ptr, corpus.n_words, supervision)
         bar = ProgressBar(self.max_iter, desc=type(self).__name__) if self.verbose else None
         callbacks = [c for c in (checkpoints if checkpoints.every else None, bar) if c is not None]
-        chain = (corpus.word_ids, corpus.doc_ptr, corpus.n_words, self.n_components, self._alpha(), self.beta, sampler)
+        chain = (corpus.word_ids, corpus.doc_ptr, corpus.n_words, self.n_components, self._prior_alpha(), self.beta,
+                 sampler)
         loop = dict(n_iter=self.max_iter, n_eta_keep=n_eta_keep, rng=rng, measure=measure,
                     measure_log_joint=bool(self.trace or self.verbose), measure_every=getattr(self, "trace_every", 1),
-                    callbacks=callbacks)
+                    callbacks=callbacks, alpha_optimizer=AlphaOptimizer() if self.optimize_alpha else None)
         # BLAS (the exact eta draws) gets the estimator's threads and no more: left at every core,
         # OpenBLAS threads spin on cores that other processes hold
         try:
@@ -165,6 +181,7 @@ class TopicModel(BaseEstimator):
             if bar is not None:
                 bar.close()
         self.topic_word_counts_ = np.ascontiguousarray(state.n_wk.T)
+        self.alpha_ = np.array(state.alpha, dtype=np.float64)
         self.n_features_in_ = corpus.n_words
         remember_words(self, corpus, self._fit_input)
         self.trace_ = result.trace
@@ -247,10 +264,13 @@ class TopicModel(BaseEstimator):
         return counts, corpus.doc_lengths
 
     def _zbar(self, X) -> np.ndarray:
-        """Inferred normalized topic counts; an empty document gets the prior mean alpha / alpha_sum."""
+        """Inferred normalized topic counts; an empty document gets the prior mean alpha / sum(alpha)."""
         counts, lengths = self._doc_topic_counts(X)
         zbar = counts / np.maximum(lengths, 1)[:, None]
-        zbar[lengths == 0] = 1.0 / self.n_components
+        if self.optimize_alpha:
+            zbar[lengths == 0] = self._alpha() / self._alpha_total()
+        else:
+            zbar[lengths == 0] = 1.0 / self.n_components
         return zbar
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:

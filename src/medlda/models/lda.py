@@ -39,7 +39,7 @@ class LDA(TransformerMixin, TopicModel):
     def transform(self, X) -> np.ndarray:
         """Inferred topic proportions theta (D, K) of new documents; rows sum to 1."""
         counts, lengths = self._doc_topic_counts(X)
-        return (counts + self._alpha()) / (lengths + self.alpha_sum)[:, None]
+        return (counts + self._alpha()) / (lengths + self._alpha_total())[:, None]
 
     def perplexity(self, X) -> float:
         """Held-out perplexity by document completion (SPEC §9); lower is better."""

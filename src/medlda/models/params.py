@@ -14,6 +14,7 @@ import reprlib
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+from medlda.engine.alpha import ALPHA_BURN_IN, ALPHA_EVERY
 from medlda.limits import CELLS, SWEEPS, Limit
 from medlda.losses import losses_for
 from medlda.samplers import BLOCK_SIMULATIONS, ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, REGISTRY, resolve_sampler
@@ -168,8 +169,19 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "LatentDirichletAllocation).", "--topics", metavar="K", aliases=("--n-components",),
           former="n_topics"),
     Param("alpha_sum", 6.4, _PRIOR_MASS, "float",
-          "Total Dirichlet prior mass on a document's topics; alpha_k = alpha_sum / K.", "--alpha-sum",
+          "Total Dirichlet prior mass on a document's topics; alpha_k = alpha_sum / K (with optimize_alpha, "
+          "the start of the learned prior).", "--alpha-sum",
           "sum of the Dirichlet prior on a document's topic proportions, alpha_sum / K per topic"),
+    Param("optimize_alpha", False, Custom(lambda v: isinstance(v, (bool, int)), "True or False"), "bool",
+          "Learn an asymmetric document-topic prior alpha (K,) from the data, as gensim's alpha='auto', "
+          "MALLET's --optimize-interval and tomotopy's optim_interval do: from alpha_sum / K, after iteration "
+          f"{ALPHA_BURN_IN} and every {ALPHA_EVERY} iterations from then on, alpha becomes the maximum-likelihood "
+          "prior of the chain's doc-topic counts (Minka's fixed point; Wallach, Mimno and McCallum 2009), so "
+          "words that every document uses can gather in one topic of large alpha. False keeps alpha_k = "
+          "alpha_sum / K. The prior in use after the fit is ``alpha_`` (K,); inference of new documents uses it.",
+          "--optimize-alpha",
+          f"learn an asymmetric document-topic prior (after iteration {ALPHA_BURN_IN} and every {ALPHA_EVERY} "
+          "from then on)"),
     Param("beta", 0.01, _PRIOR_MASS, "float",
           "Symmetric Dirichlet prior of each topic's word distribution; smaller gives sparser topics.", "--beta"),
     Param("max_iter", 50, _SWEEPS1, "int",
@@ -335,7 +347,7 @@ REGRESSOR_PARAMS: dict[str, Param] = {
 }
 
 # groups of parameters, in the order the estimators' signatures list them
-PRIOR = ("n_components", "alpha_sum", "beta")
+PRIOR = ("n_components", "alpha_sum", "optimize_alpha", "beta")
 SAMPLING = ("max_iter", "sampler", "light_variant", "phi_every", "proposal", "n_mh")
 ETA = ("n_gibbs", "eta_draw", "n_eta_avg")
 INFERENCE = ("inference", "n_infer_burn", "n_infer_avg")
