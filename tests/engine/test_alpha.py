@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from medlda import LDA, MedLDAClassifier
 from medlda.engine import checkpoint
 from medlda.engine.alpha import ALPHA_FLOOR, AlphaOptimizer, minka_alpha
+from medlda.engine.checkpoint import CheckpointError
 from medlda.engine.local import LocalBackend
 from medlda.io.model_file import load_model
 from medlda.samplers import make_sampler
@@ -179,6 +180,22 @@ def test_resumed_fit_with_a_learned_alpha_equals_uninterrupted(tmp_path, monkeyp
     np.testing.assert_array_equal(resumed.alpha_, reference.alpha_)
     np.testing.assert_array_equal(resumed.topic_word_counts_, reference.topic_word_counts_)
     np.testing.assert_array_equal(resumed.transform(X), reference.transform(X))
+
+
+def test_a_checkpoint_with_a_bad_alpha_is_refused(tmp_path):
+    X, _ = _corpus(n_docs=60)
+    kw = dict(optimize_alpha=True, max_iter=12, sampler="light", random_state=2, checkpoint_every=12,
+              checkpoint_path=tmp_path / "c")
+    LDA(4, **kw).fit(X)
+    with np.load(tmp_path / "c", allow_pickle=False) as archive:
+        arrays = {k: archive[k] for k in archive.files}
+    assert arrays["alpha"].shape == (4,)
+    for bad in (np.array([0.5, 0.0, 0.5, 0.5]), np.array([0.5, np.nan, 0.5, 0.5]), np.ones(5)):
+        arrays["alpha"] = bad
+        with open(tmp_path / "c", "wb") as f:
+            np.savez(f, **arrays)
+        with pytest.raises(CheckpointError, match="alpha"):
+            LDA(4, **kw, resume=True).fit(X)
 
 
 def test_learned_alpha_needs_the_local_backend():
