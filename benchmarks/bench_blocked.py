@@ -30,6 +30,7 @@ from scipy.sparse import csr_matrix
 
 from medlda import LDA, Corpus
 from medlda.data.readers import read_corpus
+from medlda.data.text import PAPERS, make_vectorizer
 
 SUITE = "blocked"
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "20news-bydate.tar.gz"
@@ -87,7 +88,7 @@ def synthetic_runs(out: RowWriter, args) -> None:
 
 
 def news_runs(out: RowWriter, args) -> None:
-    corpus = read_corpus(args.data, subset="train")
+    corpus = read_corpus(args.data, subset="train", vectorizer=make_vectorizer(**PAPERS))
     done = set()
     if args.resume:
         for r in read_rows(args.resume):

@@ -46,6 +46,7 @@ from rows import RowWriter, add_out_argument, row
 
 from medlda import LDA, Corpus, MedLDAClassifier, load_model
 from medlda.data.readers import read_corpus
+from medlda.data.text import PAPERS, make_vectorizer
 
 SUITE = "samplers"
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "20news-bydate.tar.gz"
@@ -56,8 +57,9 @@ BINARY = ["alt.atheism", "talk.religion.misc"]
 
 
 def binary_task(archive: Path):
-    train = read_corpus(archive, subset="train", categories=BINARY)
-    test = read_corpus(archive, subset="test", categories=BINARY, vocabulary=train.vocabulary)
+    train = read_corpus(archive, subset="train", categories=BINARY, vectorizer=make_vectorizer(**PAPERS))
+    test = read_corpus(archive, subset="test", categories=BINARY, vocabulary=train.vocabulary,
+                       vectorizer=make_vectorizer(**PAPERS))
     return train, train.single_labels(), test, test.single_labels()
 
 
@@ -100,7 +102,7 @@ def supervised_runs(out: RowWriter, data, ks: list[int], n_iter: int, seed: int,
 
 def unsupervised_runs(out: RowWriter, archive: Path, ks: list[int], n_iter: int, seed: int, samplers: list[str],
                       repeats: int) -> None:
-    train = read_corpus(archive, subset="train")
+    train = read_corpus(archive, subset="train", vectorizer=make_vectorizer(**PAPERS))
     for repeat in range(repeats):
         for k in ks:
             for name in samplers:
@@ -134,8 +136,9 @@ def sensitivity_runs(out: RowWriter, data, k: int, n_iter: int, seed: int, varia
 def prediction_data(archive: Path, folder: Path) -> tuple[Corpus, Corpus]:
     """The 20-class train and test corpora, read once and kept under ``folder``."""
     if not (folder / "test").is_dir():
-        train = read_corpus(archive, subset="train")
-        read_corpus(archive, subset="test", vocabulary=train.vocabulary).save_npy(folder / "test")
+        train = read_corpus(archive, subset="train", vectorizer=make_vectorizer(**PAPERS))
+        read_corpus(archive, subset="test", vocabulary=train.vocabulary,
+                    vectorizer=make_vectorizer(**PAPERS)).save_npy(folder / "test")
         train.save_npy(folder / "train")
     return Corpus.load(folder / "train"), Corpus.load(folder / "test")
 

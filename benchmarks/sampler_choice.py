@@ -29,6 +29,7 @@ from rows import RowWriter, add_out_argument, row
 
 from medlda import LDA, MedLDAClassifier
 from medlda.data.readers import read_corpus
+from medlda.data.text import PAPERS, make_vectorizer
 from medlda.samplers.choice import choose_sampler
 
 SUITE = "samplers"
@@ -40,7 +41,7 @@ MIN_DF = 3  # a corpus keeps the words of at least this many of its documents, a
 def corpora(archive: Path, classes: list[int], n_docs: int, seed: int) -> dict:
     """{C: (corpus, labels)}: ``n_docs`` training documents drawn from the first C newsgroups (0:
     all 20, unlabelled)."""
-    train = read_corpus(archive, subset="train")
+    train = read_corpus(archive, subset="train", vectorizer=make_vectorizer(**PAPERS))
     labels = train.single_labels()
     names = sorted(set(labels))
     out = {}

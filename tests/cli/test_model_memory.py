@@ -76,7 +76,7 @@ def test_a_saved_model_keeps_its_data_selection_and_text_preprocessing(news):
     assert loaded.data_selection_ == {"format": "folder", "categories": ["fruit", "cars"], "label_column": None,
                                       "text_column": None}
     assert sorted(loaded.classes_) == ["cars", "fruit"]
-    assert loaded.vectorizer_.get_params()["preprocessor"].__name__ == "news_preprocessor"
+    assert loaded.vectorizer_.get_params()["preprocessor"].__name__ == "news_quotes_preprocessor"
     assert loaded.vectorizer_.get_params()["min_df"] == 3
     fruit, cars = "Subject: lunch\n\napple mango juice banana", "engine brake highway driver wheel"
     assert list(loaded.predict([fruit, cars])) == ["fruit", "cars"]

@@ -250,7 +250,7 @@ def test_binary_20newsgroups_reaches_paper_accuracy(capsys, shared_data):
     archive = shared_data / "20news-bydate.tar.gz"
     code, out, err = run(capsys, "train", "--train", archive, "--test", archive, "--categories",
                          "alt.atheism,talk.religion.misc", "--sampler", "gibbs", "--topics", "20",
-                         "--seed", "0", "--json")
+                         "--seed", "0", "--news", "headers", "--json")  # the papers' preprocessing
     assert code == 0, err
     result = json.loads(out)
     assert result["n_train_docs"] == 857 and result["n_test_docs"] == 570

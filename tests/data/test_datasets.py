@@ -15,6 +15,7 @@ from files import make_tar
 from medlda.data import datasets
 from medlda.data.datasets import NEWS20_ARCHIVE, load_20newsgroups
 from medlda.data.readers import read_corpus
+from medlda.data.text import PAPERS, make_vectorizer
 
 MESSAGES = {
     "20news-bydate-train/sci.space/101": "From: a@b\nSubject: orbit question\n\nHow high is the orbit?",
@@ -132,10 +133,15 @@ def test_real_binary_task_counts(real_archive):
 
 @pytest.mark.slow
 def test_real_multiclass_preprocessing(real_archive):
-    train = read_corpus(real_archive, subset="train")
+    papers = make_vectorizer(**PAPERS)
+    train = read_corpus(real_archive, subset="train", vectorizer=papers)
     assert train.n_docs == 11_314 and len(set(train.labels)) == 20
-    # the standard preprocessing gives V ~ 30.4k words and ~1.40M tokens (headers but Subject dropped)
+    # the papers' preprocessing gives V ~ 30.4k words and ~1.40M tokens (headers but Subject dropped)
     assert 29_000 < train.n_words < 32_000 and 1.3e6 < train.n_tokens < 1.5e6
-    test = read_corpus(real_archive, subset="test", vocabulary=train.vocabulary)
+    test = read_corpus(real_archive, subset="test", vocabulary=train.vocabulary, vectorizer=papers)
     assert test.n_docs + test.n_empty_skipped == 7_532 and test.n_oov_dropped > 0
     assert np.array_equal(test.vocabulary, train.vocabulary)
+    # the default also drops quotes and signatures: V ~ 24.2k words, ~0.99M tokens
+    default = read_corpus(real_archive, subset="train")
+    assert default.n_docs + default.n_empty_skipped == 11_314
+    assert 23_000 < default.n_words < 25_500 and 0.9e6 < default.n_tokens < 1.1e6

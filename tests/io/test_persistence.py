@@ -212,8 +212,8 @@ def test_a_pipeline_saves_as_one_file_that_predicts_raw_text(tmp_path, text_pipe
     assert settings["min_df"] == 2 and settings["stop_words"] == ["juice"] and settings["preprocessor"] is None
     with zipfile.ZipFile(path) as z:
         meta = json.loads(np.load(io.BytesIO(z.read("__metadata__.npy"))).tobytes())
-    assert meta["vectorizer"] == {"news": False, "min_df": 2, "max_df": 1.0, "max_features": None,
-                                  "stop_words": ["juice"]}
+    assert meta["vectorizer"] == {"news": False, "quotes": False, "min_df": 2, "max_df": 1.0,
+                                  "max_features": None, "stop_words": ["juice"]}
     text_pipeline[-1].save(tmp_path / "own.npz", vectorizer=text_pipeline[0])  # the estimator's own save
     assert list(load_model(tmp_path / "own.npz").predict(new)) == list(again.predict(new))
 

@@ -234,16 +234,15 @@ def resolve_data_selection(args, model, path: str) -> argparse.Namespace:
 
 def _preprocessing_note(vectorizer, fmt: str) -> str:
     """How the model's preprocessing of raw text differs from what the reader does by default for
-    ``fmt`` data ('' where it does not): e-mail headers and stop words (the vocabulary is the model's)."""
+    ``fmt`` data ('' where it does not): e-mail headers, quotes and stop words (the vocabulary is the model's)."""
     from medlda.data.text import vectorizer_settings
 
     try:
         settings = vectorizer_settings(vectorizer)
     except ValueError:
         return "its own vectorizer"
-    parts = []
-    if settings["news"] != (fmt == "folder"):
-        parts.append("e-mail headers " + ("stripped" if settings["news"] else "kept"))
+    parts = [f"{what} {'stripped' if settings[key] else 'kept'}" for key, what in
+             (("news", "e-mail headers"), ("quotes", "quotes and signatures")) if settings[key] != (fmt == "folder")]
     stop = settings["stop_words"]
     if stop != "english":
         parts.append("stop words " + ("none" if stop is None else f"{len(stop)} of its own"))
@@ -266,12 +265,12 @@ def note(args, message: str) -> None:
 
 
 RAW_TEXT = ("folder", "reuters", "txt", *TABLE_FORMATS)
-_TEXT_DEFAULTS = {"min_df": 3, "max_df": 1.0, "max_words": None, "stop_words": "english"}
+_TEXT_DEFAULTS = {"min_df": 3, "max_df": 1.0, "max_words": None, "stop_words": "english", "news": None}
 
 
 def training_vectorizer(args, path: str, fmt: str) -> dict:
-    """{"vectorizer": ...} for raw training text when --min-df, --max-df, --max-words or
-    --stop-words ask for other than the standard preprocessing; else {}."""
+    """{"vectorizer": ...} for raw training text when --min-df, --max-df, --max-words,
+    --stop-words or --news ask for other than the standard preprocessing; else {}."""
     from medlda.data.text import make_vectorizer
 
     given = {k: getattr(args, k, v) for k, v in _TEXT_DEFAULTS.items()}
@@ -286,8 +285,8 @@ def training_vectorizer(args, path: str, fmt: str) -> dict:
         stop_words = None
     elif stop_words != "english":
         stop_words = _stop_word_file(stop_words)
-    # e-mail headers stripped where the readers strip them by default: folders, not Reuters or tables
-    return {"vectorizer": make_vectorizer(news=fmt == "folder", min_df=given["min_df"],
+    news = given["news"] or ("all" if fmt == "folder" else "none")  # as the readers do: folders, not Reuters or tables
+    return {"vectorizer": make_vectorizer(news=news != "none", quotes=news == "all", min_df=given["min_df"],
                                           max_df=given["max_df"], max_features=given["max_words"],
                                           stop_words=stop_words)}
 

@@ -312,6 +312,11 @@ def _text_args(p) -> None:
                    help="raw text: keep the N most frequent words")
     p.add_argument("--stop-words", default="english", metavar="LIST",
                    help="raw text: 'english' (default), 'none', or a file of stop words, one per line")
+    p.add_argument("--news", choices=["all", "headers", "none"], default=None,
+                   help="raw text: what of e-mail and news messages to drop: all (the header block but its Subject, "
+                        "quoted lines, 'In article ... writes:' lines, the signature after a last '--' line), "
+                        "headers (only the header block: the MedLDA papers' 20 Newsgroups convention) or none; "
+                        "default all for folders, none for other text")
 
 
 def _data_args(p, flag: str, required: bool, help: str, labels: str) -> None:

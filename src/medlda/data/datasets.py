@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from medlda.data.readers.folder import read_text_folder
-from medlda.data.text import strip_news_headers
+from medlda.data.text import strip_news_headers, strip_quotes, strip_signature
 from medlda.io.atomic import atomic_write
 from medlda.limits import MEMBER_BYTES
 
@@ -36,12 +36,16 @@ def load_20newsgroups(
     categories: Sequence[str] | None = None,
     *,
     remove_headers: bool = False,
+    remove_quotes: bool = False,
     download_if_missing: bool = True,
 ) -> Bunch:
     """20 Newsgroups "bydate" like scikit-learn's ``fetch_20newsgroups`` (unshuffled, sorted by group).
 
     ``path`` is the ``20news-bydate.tar.gz`` archive or its extracted folder (found or downloaded
-    when None). ``remove_headers`` drops the header block but keeps the Subject line. Returns a Bunch
+    when None). ``remove_headers`` drops the header block but keeps the Subject line;
+    ``remove_quotes`` drops quoted lines, attribution lines and the closing signature (the rules
+    of ``medlda.data.text.strip_quotes`` and ``strip_signature``). Both together remove about what
+    scikit-learn's ``remove=("headers", "footers", "quotes")`` does, but keep the Subject. Returns a Bunch
     with ``data`` (raw texts), ``target`` (ints), ``target_names`` (sorted groups present) and
     ``filenames`` (paths inside the archive or folder).
     """
@@ -52,6 +56,8 @@ def load_20newsgroups(
     texts, labels, names = read_text_folder(path, subset=subset, categories=categories)
     if remove_headers:
         texts = [strip_news_headers(t) for t in texts]
+    if remove_quotes:
+        texts = [strip_quotes(strip_signature(t)) for t in texts]
     target_names = sorted(set(labels))
     index = {name: i for i, name in enumerate(target_names)}
     return Bunch(

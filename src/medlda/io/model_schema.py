@@ -60,7 +60,9 @@ NAME = Field(lambda v: isinstance(v, str) and 0 < len(v) <= NAME_CHARS, f"a non-
 DOCUMENT_FREQUENCY = Field(lambda v: (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= LARGEST)
                            or (isinstance(v, float) and 0 < v <= 1),
                            "a number of documents (an integer >= 1) or a fraction of them in (0, 1]")
-# make_vectorizer's settings (medlda.data.text.SETTINGS): how raw text became the model's words
+# make_vectorizer's settings (medlda.data.text.SETTINGS): how raw text became the model's words;
+# those a file may leave out (medlda.data.text.OMITTED_SETTINGS says what that means)
+VECTORIZER_OPTIONAL = {"quotes": FLAG}
 VECTORIZER = {"news": FLAG, "min_df": DOCUMENT_FREQUENCY, "max_df": DOCUMENT_FREQUENCY,
               "max_features": integer(1, LARGEST).or_none(),
               "stop_words": Field(lambda v: v is None or v == "english" or names(False).test(v),
@@ -103,7 +105,8 @@ def check_metadata(where: Where, meta: dict, estimators: dict) -> None:
         if key in stats and not rule.test(stats[key]):
             raise where.fail(f"metadata: fit_stats {key} should be {rule.phrase}, not {short(stats[key])}")
     if "vectorizer" in meta:
-        settings = check_fields(where, "metadata: vectorizer", meta["vectorizer"], VECTORIZER)
+        settings = check_fields(where, "metadata: vectorizer", meta["vectorizer"], VECTORIZER,
+                                VECTORIZER_OPTIONAL)
         if isinstance(settings["stop_words"], list):
             WORDS.check(len(settings["stop_words"]), f"{where.path}: metadata: vectorizer stop_words")
     if "data_selection" in meta:

@@ -67,7 +67,8 @@ def read_corpus(
     row: its text in ``text_column``, its labels in ``label_column`` (default: 'label' if present).
     ``txt`` is raw text, one unlabeled document per line (never guessed: bow files often end in .txt).
     Folder, table, txt and Reuters texts go through ``vectorizer`` (default
-    :func:`medlda.data.text.make_vectorizer`; news headers are stripped from folder and Reuters texts).
+    :func:`medlda.data.text.make_vectorizer`; the headers, quotes and signatures of news messages are
+    stripped from folder texts).
     """
     path = existing(path)
     if format == "auto":

@@ -30,8 +30,9 @@ def read_text_lines(path: PathLike) -> tuple[list[str], list[str]]:
 
 
 def texts_to_corpus(texts, labels, names, path: Path, vocabulary, vectorizer, news: bool) -> Corpus:
-    """Vectorize raw texts (the papers' preprocessing unless a vectorizer is given) into a Corpus
-    without empty documents; with a fixed vocabulary, count the tokens it drops."""
+    """Vectorize raw texts (``make_vectorizer(news=news)``'s preprocessing, which strips headers,
+    quotes and signatures of news messages, unless a vectorizer is given) into a Corpus without
+    empty documents; with a fixed vocabulary, count the tokens it drops."""
     rules = ""
     if vectorizer is None:
         vectorizer = make_vectorizer(news=news, vocabulary=vocabulary)
