@@ -6,7 +6,8 @@ preprocessing.
 
 Rows per fit: ``accuracy`` (test accuracy; MedLDA only), ``npmi_weighted`` (the topics' NPMI of
 their top 10 words in the test documents, each topic weighted by its share of the training
-tokens), ``largest_share`` (the largest topic's share of the training tokens), ``alpha_max_share``
+tokens), ``largest_share`` and ``two_largest_share`` (the largest topic's, and the two largest
+topics', share of the training tokens), ``alpha_max_share``
 (the largest alpha_k over sum(alpha)), ``largest_eta_share`` (the largest topic's share of
 sum_t |eta_tk|: how much the classifier leans on it; MedLDA only), ``train_seconds``; summary
 rows: means over the seeds.
@@ -50,6 +51,7 @@ def fit_rows(out: RowWriter, config: dict, model, test, y_test, seed: int) -> No
     shares = totals / max(totals.sum(), 1.0)
     out.write(config, "npmi_weighted", weighted_npmi(model.coherence(test, "npmi"), shares), "", seed=seed)
     out.write(config, "largest_share", float(shares.max()), "", seed=seed)
+    out.write(config, "two_largest_share", float(np.sort(shares)[-2:].sum()), "", seed=seed)
     out.write(config, "alpha_max_share", float(model.alpha_.max() / model.alpha_.sum()), "", seed=seed,
               alpha_sum=float(model.alpha_.sum()))
     out.write(config, "train_seconds", model.fit_stats_["train_seconds"], "s", seed=seed, n_iter=model.max_iter)
@@ -101,7 +103,8 @@ def table(rows: list[dict]) -> str:
               r["metric"][5:]): r for r in rows if r["metric"].startswith("mean_")}
     keys = sorted({key[:4] for key in means}, key=lambda t: (t[0], t[1], t[2], t[3] != "symmetric"))
     lines = ["| task | model | K | alpha | test accuracy | NPMI (token-weighted) | largest topic share | "
-             "its share of abs(eta) | largest alpha_k / sum | train s |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "two largest | largest's share of abs(eta) | largest alpha_k / sum | train s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def cell(key, metric, spread=False):
         r = means.get((*key, metric))
@@ -112,7 +115,7 @@ def table(rows: list[dict]) -> str:
     for key in keys:
         lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {cell(key, 'accuracy', True)} | "
                      f"{cell(key, 'npmi_weighted', True)} | {cell(key, 'largest_share')} | "
-                     f"{cell(key, 'largest_eta_share')} | "
+                     f"{cell(key, 'two_largest_share')} | {cell(key, 'largest_eta_share')} | "
                      f"{cell(key, 'alpha_max_share')} | {cell(key, 'train_seconds')} |")
     return "\n".join(lines)
 

@@ -31,4 +31,4 @@ def test_summary_means_the_seeds_and_the_table_shows_both_priors():
         0.7, 0.8, 2)
     lines = bench.table(out).splitlines()
     assert len(lines) == 4 and "| symmetric | 0.750 (0.700-0.800) |" in lines[2]
-    assert "| optimized | 0.900 | - | 0.250 |" in lines[3]
+    assert "| optimized | 0.900 | - | 0.250 | - |" in lines[3]
