@@ -22,7 +22,7 @@ ALLOWED = {
     "losses": set(),
     "io": {"_version", "exceptions", "limits", "losses"},
     "data": {"exceptions", "limits", "io"},
-    "samplers": {"_kernels", "exceptions"},
+    "samplers": {"_kernels", "exceptions", "limits"},
     "engine": {"_kernels", "samplers", "losses", "io", "exceptions", "limits", "_version"},
     "evaluation": {"data", "exceptions"},
     "models": {"_kernels", "samplers", "engine", "losses", "data", "evaluation", "io", "reporting", "exceptions",
