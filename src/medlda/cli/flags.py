@@ -18,6 +18,10 @@ from medlda.limits import Limit
 if TYPE_CHECKING:
     from medlda.models.params import Number, Param
 
+# parameters of which ``medlda train`` takes several values, comma-separated, and compares them on a
+# validation part of the training data (``medlda.cli.select``), as it does several --topics
+COMPARED = ("c", "loss", "epsilon")
+
 
 def number(text: str, kind: type, what: str):
     """``kind(text)``, or the argparse error 'not {what}'."""
@@ -57,6 +61,35 @@ def real_in(rule: Number) -> Callable[[str], float | str]:
     return parse
 
 
+def several(parse: Callable[[str], object]) -> Callable[[str], list]:
+    """argparse type: one value or several, comma-separated, each read by ``parse``; no repeats."""
+    def parse_all(text: str) -> list:
+        items = [item.strip() for item in text.split(",")]
+        if not all(items):
+            raise argparse.ArgumentTypeError(f"an empty value in {text!r}")
+        values = [parse(item) for item in items]
+        if len(set(values)) < len(values):
+            raise argparse.ArgumentTypeError(f"a value given twice in {text!r}")
+        return values
+    return parse_all
+
+
+def one_of(choices: list[str]) -> Callable[[str], str]:
+    """argparse type: one of ``choices``."""
+    def parse(text: str) -> str:
+        if text not in choices:
+            raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {', '.join(choices)})")
+        return text
+    return parse
+
+
+def flag_of(name: str) -> str:
+    """The command-line flag of a declared parameter."""
+    from medlda.models.params import PARAMS
+
+    return PARAMS[name].flag or name
+
+
 def _argument(param: Param) -> dict:
     """``add_argument`` keywords for ``param``'s flag."""
     from medlda.models.params import REGRESSOR_PARAMS, Custom, Number, Options
@@ -86,6 +119,10 @@ def _argument(param: Param) -> dict:
     help_text = param.help or param.doc
     if default not in (None, False):
         help_text += f" (default {default})"
+    if param.name in COMPARED:
+        choices = kwargs.pop("choices", None)
+        kwargs["type"] = several(one_of(choices) if choices else kwargs["type"])
+        help_text += "; several, comma-separated, are compared as several --topics are"
     kwargs["help"] = help_text.replace("%", "%%")
     return kwargs
 
@@ -99,7 +136,16 @@ def add_parameter_flags(parser: argparse.ArgumentParser, skip: tuple[str, ...] =
             parser.add_argument(param.flag, *param.aliases, **_argument(param))
 
 
-def estimator_arguments(args: argparse.Namespace, estimator: type) -> dict:
-    """The parameters of ``estimator`` given on the command line (flags left out are not passed)."""
-    return {name: getattr(args, name) for name, param in estimator.parameters.items()
-            if param.flag and getattr(args, name, None) is not None}
+def estimator_arguments(args: argparse.Namespace, estimator: type, setting: dict | None = None) -> dict:
+    """The parameters of ``estimator`` given on the command line (flags left out are not passed),
+    with the values of ``setting`` (one combination of several values of ``COMPARED``
+    parameters) in place of the lists given; a parameter given one value takes it."""
+    setting = setting or {}
+    chosen = {}
+    for name, param in estimator.parameters.items():
+        value = setting.get(name, getattr(args, name, None))
+        if isinstance(value, list):  # a COMPARED parameter given one value
+            (value,) = value
+        if param.flag and value is not None and name != "n_components":
+            chosen[name] = value
+    return chosen

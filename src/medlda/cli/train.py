@@ -20,13 +20,12 @@ from medlda.cli.common import (
     show_progress,
     warn,
 )
-from medlda.cli.flags import estimator_arguments
+from medlda.cli.flags import estimator_arguments, flag_of
 from medlda.cli.progress import predicting, training
+from medlda.cli.select import TEST_MEASURES, check_comparison, compare_settings, settings_grid
 from medlda.data.corpus import Corpus
 from medlda.io.atomic import atomic_write_text, check_writable
 from medlda.samplers.choice import describe_choice
-
-TEST_MEASURES = ("accuracy", "log_loss", "f1_micro", "f1_macro", "r2", "perplexity")  # on --test or --holdout data
 
 
 def cmd_train(args) -> int:
@@ -42,8 +41,9 @@ def cmd_train(args) -> int:
         raise CLIError("--holdout sets aside part of --train as test data; give it or --test, not both")
     if args.n_jobs == 0:
         raise CLIError("--n-jobs must be a non-zero integer (-1: all cores)")
-    if len(args.topics) > 1:  # before reading the data
-        _check_comparison(args)
+    several = len(settings_grid(args)) > 1
+    if several:  # before reading the data
+        check_comparison(args)
     train = read_data(args, args.train, "train")
     test = (read_data(args, args.test, "test", vocabulary=train.vocabulary, vectorizer=train.vectorizer)
             if args.test else None)
@@ -52,9 +52,9 @@ def cmd_train(args) -> int:
     common = dict(trace=bool(args.trace), verbose=int(show_progress(args)))
     if args.resume and args.checkpoint_path and not os.path.exists(args.checkpoint_path):
         warn(args, f"{args.checkpoint_path}: no checkpoint yet, starting from the first iteration")
-    if len(args.topics) > 1:
-        return _compare_topics(args, train, test, common)
-    model, result = _train_and_evaluate(args, train, test, common, args.topics[0])
+    if several:
+        return compare_settings(args, train, test, common, _train_and_evaluate)
+    model, result = _train_and_evaluate(args, train, test, common, settings_grid(args)[0])
     if args.out:
         model.save(args.out)
         result["model"] = args.out
@@ -65,19 +65,21 @@ def cmd_train(args) -> int:
     return 0
 
 
-def _train_and_evaluate(args, train: Corpus, test: Corpus | None, common: dict, n_topics: int,
+def _train_and_evaluate(args, train: Corpus, test: Corpus | None, common: dict, setting: dict,
                         test_name: str | None = None):
-    """Fit one model of ``n_topics`` topics; return it and its summary, with its measures on
+    """Fit one model with ``setting`` (its number of topics ``n_components`` and any values chosen
+    among several, ``medlda.cli.select``); return it and its summary, with its measures on
     ``test`` (if any; named ``test_name`` in messages, default --test or the --holdout part)."""
     from medlda import LDA
     from medlda.reporting.reports import coherence_json
 
     if args.unsupervised:
-        model = LDA(n_topics, **estimator_arguments(args, LDA), **common)
+        _check_setting(setting, LDA, "plain LDA (--unsupervised)")
+        model = LDA(setting["n_components"], **estimator_arguments(args, LDA, setting), **common)
         with training(args, model, train.n_docs):
             model.fit(train, heldout=test if args.trace else None)
     else:
-        model, task, y_test = _fit_supervised(args, train, test, common, n_topics, test_name)
+        model, task, y_test = _fit_supervised(args, train, test, common, setting, test_name)
     remember_label_column(model, args)
     remember_data_selection(model, args)
     result = _train_summary(model, train, args)
@@ -104,83 +106,6 @@ def _train_and_evaluate(args, train: Corpus, test: Corpus | None, common: dict, 
     return model, result
 
 
-SELECT_BY = {"classification": "accuracy", "multilabel": "f1_micro", "regression": "r2", "unsupervised": "perplexity"}
-VALIDATION = 0.2  # the share of the training documents on which several --topics are compared
-
-
-def _compare_topics(args, train: Corpus, test: Corpus | None, common: dict) -> int:
-    """Several --topics: one model per K trained on the training data less a validation part
-    (``VALIDATION`` of it, seeded by --seed, stratified by class) and measured there; the best
-    by the task's measure (perplexity: the lowest) is trained again on all the training data,
-    measured on the test data (--test or --holdout: never used to choose) and kept (--out)."""
-    fit_part, validation = _validation_split(train, args)
-    loud = not (args.json or args.quiet)
-    if loud:
-        print(f"choosing among {len(args.topics)} numbers of topics on a validation part: {validation.n_docs} of the "
-              f"{train.n_docs} training documents ({VALIDATION:.0%}), models trained on the other {fit_part.n_docs}",
-              flush=True)
-    runs, best = [], None
-    for n_topics in args.topics:
-        _, result = _train_and_evaluate(args, fit_part, validation, common, n_topics,
-                                        f"{args.train} (its validation part)")
-        result["measured_on"] = "validation"
-        runs.append(result)
-        key = SELECT_BY[result["task"]]
-        score = -result[key] if key == "perplexity" else result[key]
-        if best is None or score > best[0]:
-            best = (score, n_topics)
-        if loud:
-            print(_comparison_line(result, key), flush=True)
-    key, chosen = SELECT_BY[runs[0]["task"]], best[1]
-    if not args.json:
-        print(f"best: {chosen} topics by validation {key.replace('_', ' ')}; trained again on all "
-              f"{train.n_docs} training documents", flush=True)
-    model, final = _train_and_evaluate(args, train, test, common, chosen)
-    tested = "holdout" if args.holdout is not None else "test"
-    if test is not None:
-        final["measured_on"] = tested
-    out = {"runs": runs, "selected_by": key, "best_n_topics": chosen,
-           "validation": {"fraction": VALIDATION, "n_docs": validation.n_docs, "n_fit_docs": fit_part.n_docs,
-                          "seed": args.random_state},
-           "final": final}
-    if args.out:
-        model.save(args.out)
-        out["model"] = args.out
-    if args.json:
-        print(json.dumps(out))
-        return 0
-    for measure in TEST_MEASURES:
-        if measure in final:
-            print(f"{_measure_name(measure, tested)}: {final[measure]:.4f} (of the {chosen} topics model; this "
-                  f"data was not used to choose)")
-    if args.out:
-        print(f"saved to {args.out}")
-    return 0
-
-
-def _validation_split(train: Corpus, args) -> tuple[Corpus, Corpus]:
-    """(fit part, validation part) of the training data, for choosing among several --topics."""
-    n_val = int(round(VALIDATION * train.n_docs))
-    if not 1 <= n_val < train.n_docs:
-        raise CLIError(f"several --topics are compared on a validation part of {VALIDATION:.0%} of the training "
-                       f"documents, and {train.n_docs} leave none: give more documents or one --topics value")
-    return train.holdout(n_val, random_state=args.random_state, stratify=not args.unsupervised)
-
-
-def _check_comparison(args) -> None:
-    """Several --topics need no single-model outputs."""
-    for flag, value in (("--checkpoint", args.checkpoint_path), ("--trace", args.trace), ("--resume", args.resume)):
-        if value:
-            raise CLIError(f"{flag} is for one model; give one --topics value with it")
-
-
-def _comparison_line(result: dict, key: str) -> str:
-    """One K of a comparison: its measure on the validation part, coherence and training time."""
-    npmi = f", coherence npmi {result['coherence_npmi']:+.3f}" if "coherence_npmi" in result else ""
-    return (f"{result['n_topics']:>5} topics: validation {key.replace('_', ' ')} {result[key]:.4f}{npmi}, "
-            f"trained in {result['train_seconds']:.1f} s")
-
-
 def _hold_out(corpus: Corpus, fraction: float, seed: int | None, args) -> tuple[Corpus, Corpus]:
     """(train, test): a random ``fraction`` of the documents set aside, stratified by class when
     every document has one label (a class of one document stays in training), seeded by --seed."""
@@ -190,10 +115,18 @@ def _hold_out(corpus: Corpus, fraction: float, seed: int | None, args) -> tuple[
     return corpus.holdout(n_test, random_state=seed, stratify=not args.unsupervised)
 
 
-def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict, n_topics: int,
+def _check_setting(setting: dict, estimator: type, what: str) -> None:
+    """Each compared parameter of ``setting`` must be one ``estimator`` has."""
+    for name in setting:
+        if name != "n_components" and name not in estimator.parameters:
+            raise CLIError(f"{flag_of(name)} does not apply to {what}")
+
+
+def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict, setting: dict,
                     test_name: str | None = None):
-    """Pick the task from the labels (or --task), build the estimator of ``n_topics`` topics, fit
-    it; return it, the task and the test targets (None without --test)."""
+    """Pick the task from the labels (or --task), build the estimator with ``setting`` (see
+    ``_train_and_evaluate``), fit it; return it, the task and the test targets (None without
+    --test)."""
     from medlda import MedLDAClassifier
     from medlda.data.tasks import auto_task_warning, detect_task, label_matrix, targets
     from medlda.models.regressor import MedLDARegressor
@@ -209,14 +142,16 @@ def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict, n_to
     if note:  # blank, fractional or word labels among the others: say what was chosen and how to override
         warn(args, note)
     estimator = MedLDARegressor if task == "regression" else MedLDAClassifier
-    if args.loss is not None and args.loss not in estimator.parameters["loss"].rule.choices():
-        raise CLIError(f"--loss {args.loss} does not fit a {task} task (labels of {args.train})")
+    for loss in args.loss or ():
+        if loss not in estimator.parameters["loss"].rule.choices():
+            raise CLIError(f"--loss {loss} does not fit a {task} task (labels of {args.train})")
+    _check_setting(setting, estimator, f"a {task} task (labels of {args.train})")
     if task == "regression":
         if args.positive_cost is not None:
             raise CLIError("--positive-cost is for classification; this is a regression task")
         if args.class_weight is not None:
             raise CLIError("--class-weight is for classification; this is a regression task")
-    model = estimator(n_topics, **estimator_arguments(args, estimator), **common)
+    model = estimator(setting["n_components"], **estimator_arguments(args, estimator, setting), **common)
     names = None
     if task == "multilabel":
         y, names, _ = label_matrix(train)
