@@ -1,16 +1,15 @@
 """A symmetric against a learned asymmetric document-topic prior (suite "tasks", part
 "alpha_prior"): on 20 Newsgroups, binary (``alt.atheism`` vs ``talk.religion.misc``) and 20
 classes, MedLDAClassifier (and, with ``--models lda,medlda``, LDA) at each K with the symmetric prior
-(alpha_sum / K per topic) and with ``optimize_alpha=True``, on the library's default text
-preprocessing.
+(alpha_sum / K per topic) and with ``optimize_alpha=True``, on the library's news preprocessing
+or (``--news headers``) the papers'.
 
 Rows per fit: ``accuracy`` (test accuracy; MedLDA only), ``npmi_weighted`` (the topics' NPMI of
 their top 10 words in the test documents, each topic weighted by its share of the training
 tokens), ``largest_share`` and ``two_largest_share`` (the largest topic's, and the two largest
-topics', share of the training tokens), ``alpha_max_share``
-(the largest alpha_k over sum(alpha)), ``largest_eta_share`` (the largest topic's share of
-sum_t |eta_tk|: how much the classifier leans on it; MedLDA only), ``train_seconds``; summary
-rows: means over the seeds.
+topics', share of the training tokens), ``alpha_max_share`` (the largest alpha_k over
+sum(alpha)), ``largest_eta_share`` (the largest topic's share of sum_t |eta_tk|: how much the
+classifier leans on it; MedLDA only), ``train_seconds``; summary rows: means over the seeds.
 
     python benchmarks/alpha_prior.py                                   # the figures of docs/benchmarks.md
     python benchmarks/alpha_prior.py --tasks binary --ks 5 --iters 12 --seeds 0   # smoke
@@ -28,6 +27,8 @@ from rows import RowWriter, add_out_argument, row
 
 from medlda import LDA, MedLDAClassifier
 from medlda.data.readers import read_corpus
+from medlda.data.text import PAPERS, make_vectorizer
+from medlda.models.params import INFERENCE_METHODS
 
 SUITE = "tasks"
 PART = "alpha_prior"
@@ -64,17 +65,19 @@ def fit_rows(out: RowWriter, config: dict, model, test, y_test, seed: int) -> No
 
 def runs(out: RowWriter, args) -> None:
     for task in args.tasks:
-        train = read_corpus(args.data, subset="train", categories=TASKS[task])
-        test = read_corpus(args.data, subset="test", categories=TASKS[task], vocabulary=train.vocabulary)
+        vectorizer = make_vectorizer(**PAPERS) if args.news == "headers" else None  # None: the library's
+        train = read_corpus(args.data, subset="train", categories=TASKS[task], vectorizer=vectorizer)
+        test = read_corpus(args.data, subset="test", categories=TASKS[task], vocabulary=train.vocabulary,
+                           vectorizer=vectorizer)
         y, y_test = train.single_labels(), test.single_labels()
-        out.write({"part": PART, "task": task}, "n_words", train.n_words, "", n_docs=train.n_docs,
+        out.write({"part": PART, "task": task, "news": args.news}, "n_words", train.n_words, "", n_docs=train.n_docs,
                   n_tokens=int(train.doc_lengths.sum()), n_test_docs=test.n_docs)
         for k in args.ks:
             for seed in args.seeds:
                 for kind in args.models:
                     for prior in PRIORS:
                         config = {"part": PART, "task": task, "model": kind, "n_topics": k, "alpha": prior,
-                                  "sampler": args.sampler, "iters": args.iters}
+                                  "sampler": args.sampler, "iters": args.iters, "news": args.news}
                         common = dict(optimize_alpha=PRIORS[prior], sampler=args.sampler, max_iter=args.iters,
                                       random_state=seed, n_jobs=1)
                         if kind == "lda":
@@ -85,16 +88,16 @@ def runs(out: RowWriter, args) -> None:
 
 
 def summary(rows: list[dict]) -> list[dict]:
-    """Means (min, max) over the seeds of each (task, model, K, alpha) and metric."""
+    """Means (min, max) over the seeds of each (task, model, K, alpha, preprocessing) and metric."""
     groups = defaultdict(list)
     for r in rows:
         c = r["config"]
         if c.get("part") == PART and "seed" in r:
-            groups[(c["task"], c["model"], c["n_topics"], c["alpha"], r["metric"])].append(r["value"])
-    return [row(SUITE, {"part": PART, "task": task, "model": model, "n_topics": k, "alpha": prior},
+            groups[(c["task"], c["model"], c["n_topics"], c["alpha"], c.get("news"), r["metric"])].append(r["value"])
+    return [row(SUITE, {"part": PART, "task": task, "model": model, "n_topics": k, "alpha": prior, "news": news},
                 "mean_" + metric, float(np.mean(values)), "s" if metric == "train_seconds" else "",
                 min=float(np.min(values)), max=float(np.max(values)), n=len(values))
-            for (task, model, k, prior, metric), values in sorted(groups.items())]
+            for (task, model, k, prior, news, metric), values in sorted(groups.items(), key=str)]
 
 
 def table(rows: list[dict]) -> str:
@@ -133,7 +136,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=lambda t: [int(k) for k in _names(t)], default=[0, 1])
     p.add_argument("--iters", type=int, default=100)
     p.add_argument("--sampler", default="light")
-    p.add_argument("--inference", choices=["gibbs", "em"], default="gibbs", help="MedLDA's prediction")
+    p.add_argument("--inference", choices=INFERENCE_METHODS, default="gibbs", help="MedLDA's prediction")
+    p.add_argument("--news", choices=["all", "headers"], default="all",
+                   help="all: the library's news preprocessing (headers, quotes and signatures dropped); "
+                        "headers: the papers' (the header block dropped but its Subject)")
     add_out_argument(p)
     args = p.parse_args(argv)
     for value, known, flag in ((args.tasks, TASKS, "--tasks"), (args.models, MODELS, "--models")):
