@@ -100,7 +100,8 @@ def runs(out: RowWriter, args) -> None:
                             model = LDA(k, **common).fit(train)
                             fit_rows(out, config, model, test, None, seed)
                         else:
-                            model = MedLDAClassifier(k, inference=args.inference, **common).fit(train, y)
+                            inference = {"inference": args.inference} if args.inference else {}
+                            model = MedLDAClassifier(k, **inference, **common).fit(train, y)
                             fit_rows(out, config, model, test, y_test, seed)
 
 
@@ -160,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=lambda t: [int(k) for k in _names(t)], default=[0])
     p.add_argument("--iters", type=int, default=100)
     p.add_argument("--sampler", default="light")
-    p.add_argument("--inference", choices=["gibbs", "em"], default="gibbs", help="MedLDA's prediction")
+    p.add_argument("--inference", default=None, help="MedLDA's inference for prediction (default: the estimator's)")
     p.add_argument("--max-df", type=float, default=0.2, help="all-maxdf: the largest document fraction kept")
     add_out_argument(p)
     args = p.parse_args(argv)
