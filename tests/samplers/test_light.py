@@ -427,24 +427,38 @@ def _block_corpus(seed: int):
 
 def test_light_draws_eta_exactly_only_where_cheap():
     """'auto' makes gibbs's exact draw (the same numbers from the same random state) while
-    D K^2 T <= EXACT_ETA_WORK N n_mh and coordinate sweeps above that; the other settings force one."""
+    D K^2 T <= EXACT_ETA_WORK N n_mh or eta is all zero; otherwise it draws a uniform u and draws
+    exactly when u j < 1 (j = exact_eta_every), else by coordinate sweeps; the other settings force
+    one."""
     from medlda.samplers import EXACT_ETA_WORK, ExactGibbs
 
     word_ids, doc_ptr = _block_corpus(11)
     n_docs, n_tokens = doc_ptr.size - 1, word_ids.size
     kappa, w = np.ones((n_docs, 2)), np.full((n_docs, 2), 0.5)
-    for n_topics in (4, 40):
+    for n_topics in (4, 120):
         state = ChainState.initialize(word_ids, doc_ptr, 120, n_topics, np.full(n_topics, 0.2), 0.05,
                                         np.random.default_rng(1))
         eta = np.zeros((2, n_topics))
-        cheap = n_docs * n_topics ** 2 * 2 <= EXACT_ETA_WORK * n_tokens * 6
-        assert Light().exact_eta_is_cheap(state, 2) == cheap == (n_topics == 4)
+        every = -(-(n_docs * n_topics ** 2 * 2) // (EXACT_ETA_WORK * n_tokens * 6))
+        assert Light().exact_eta_every(state, 2) == max(every, 1) and (every <= 1) == (n_topics == 4)
+        assert Light().exact_eta_is_cheap(state, 2) == (n_topics == 4)
         draws = {name: smp.draw_eta(state, eta, kappa, w, 1.0, np.random.default_rng(7))[0]
                  for name, smp in (("auto", Light()), ("exact", Light(eta_draw="exact")),
                                    ("coordinate", Light(eta_draw="coordinate")), ("gibbs", ExactGibbs()))}
         assert np.array_equal(draws["exact"], draws["gibbs"])
         assert not np.array_equal(draws["exact"], draws["coordinate"])
-        assert np.array_equal(draws["auto"], draws["exact" if cheap else "coordinate"])
+        assert np.array_equal(draws["auto"], draws["exact"])  # cheap, or eta all zero (a chain's start)
+        if every <= 1:
+            continue
+        eta = np.full((2, n_topics), 0.1)
+        chosen = set()
+        for seed in range(3 * every):
+            rng = np.random.default_rng(seed)
+            exact = rng.random() * every < 1.0
+            chosen.add(exact)
+            want = Light(eta_draw="exact" if exact else "coordinate").draw_eta(state, eta, kappa, w, 1.0, rng)[0]
+            assert np.array_equal(Light().draw_eta(state, eta, kappa, w, 1.0, np.random.default_rng(seed))[0], want)
+        assert chosen == {True, False}
     with pytest.raises(ValueError, match="eta_draw"):
         Light(eta_draw="cholesky")
 

@@ -44,3 +44,22 @@ def draw_eta_from_statistics(gram: np.ndarray, linear: np.ndarray, nu: float,
         eps = rng.standard_normal(n_topics)
         eta[t] = mean + solve_triangular(chol.T, eps, lower=False)
     return eta
+
+
+def shift_eta(eta: np.ndarray, omega: np.ndarray, kappa: np.ndarray, w: np.ndarray, row_sums: np.ndarray,
+              nu: float, rng: np.random.Generator) -> None:
+    """One Gibbs step of eta (T, K) along each task's all-ones direction, in place: eta_t + s_t 1
+    with s_t drawn from its Gaussian conditional given the rest. Adding s to every topic's weight
+    adds s r_d to omega_dt, with r_d = sum_k zbar_dk (``row_sums``: 1, or 0 for an empty document),
+    so s_t has precision nu K + sum_d w_dt r_d^2 and that times its mean is
+    sum_d r_d (kappa_dt - w_dt omega_dt) - nu sum_k eta_tk, an O(D T) draw. ``omega`` (D, T) must
+    equal zbar @ eta.T on entry and is kept so. Coordinate sweeps move this direction (a task's
+    bias: the topic weights all rise or fall together) only by small steps, since zbar's rows sum
+    to 1; this step moves it at once. Leaves (4) invariant."""
+    n_topics = eta.shape[1]
+    r = row_sums[:, None]
+    precision = nu * n_topics + (w * r * r).sum(axis=0)
+    linear = (r * (kappa - w * omega)).sum(axis=0) - nu * eta.sum(axis=1)
+    s = linear / precision + rng.standard_normal(eta.shape[0]) / np.sqrt(precision)
+    eta += s[:, None]
+    omega += r * s[None, :]

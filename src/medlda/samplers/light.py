@@ -27,14 +27,16 @@ from medlda._kernels.light.word_hash import (
 from medlda._kernels.records import AlphaTable, Counts, MoveLog, PhiTables, Supervision, Tokens, WordHash
 from medlda._kernels.rng import make_streams, on_stream_chunks, stream_chunks
 from medlda.samplers.base import ETA_DRAWS, Sampler, WarmUp, register
-from medlda.samplers.eta import exact_eta
+from medlda.samplers.eta import exact_eta, shift_eta
 from medlda.samplers.inference import gibbs_infer
 from medlda.samplers.saved_hash import check_saved_hash
 
 LIGHT_VARIANTS = ("partial", "collapsed")
-# "auto" draws eta exactly while D K^2 T <= EXACT_ETA_WORK * N * n_mh: the exact draw then costs
-# about a tenth of a sweep
-EXACT_ETA_WORK = 12
+# "auto" draws eta exactly with probability 1 / j at each iteration, j the smallest integer with
+# D K^2 T <= j * EXACT_ETA_WORK * N * n_mh (j = 1: always), so that the exact draws cost on
+# average at most about one sweep's time (0.5-1 sweep at K = 50 on R52 and 20 Newsgroups); the
+# other iterations draw it by coordinate sweeps, which lag eta's conditional when classes are many
+EXACT_ETA_WORK = 100
 
 
 def _word_tables(word_totals: np.ndarray, n_topics: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -263,14 +265,23 @@ class Light(Sampler):
             cache.moves = (np.empty(n_tokens, np.int64), np.empty(n_tokens, np.int32))
         return cache.moves
 
-    def exact_eta_is_cheap(self, state, n_tasks: int) -> bool:
-        """Whether eta's exact draw (forming its precisions: D K^2 T multiply-adds) costs at most
-        about a tenth of this sampler's sweep (N n_mh steps): ``EXACT_ETA_WORK`` steps' worth."""
+    def exact_eta_every(self, state, n_tasks: int) -> int:
+        """j: "auto" draws eta exactly at a random 1 / j of the iterations, so that its exact draws
+        (forming the precisions: D K^2 T multiply-adds each) cost on average at most
+        ``EXACT_ETA_WORK`` sweep steps' worth (a sweep: N n_mh steps), about one sweep."""
         n_docs, n_topics = state.n_dk.shape
-        return self._exact_eta_is_cheap(n_docs, state.word_ids.size, n_topics, n_tasks)
+        return self._exact_eta_every(n_docs, state.word_ids.size, n_topics, n_tasks)
+
+    def _exact_eta_every(self, n_docs: int, n_tokens: int, n_topics: int, n_tasks: int) -> int:
+        work = n_docs * n_topics ** 2 * n_tasks
+        return max(1, -(-work // max(EXACT_ETA_WORK * n_tokens * self.n_mh, 1)))
+
+    def exact_eta_is_cheap(self, state, n_tasks: int) -> bool:
+        """Whether "auto" draws eta exactly at every iteration (``exact_eta_every`` is 1)."""
+        return self.exact_eta_every(state, n_tasks) == 1
 
     def _exact_eta_is_cheap(self, n_docs: int, n_tokens: int, n_topics: int, n_tasks: int) -> bool:
-        return n_docs * n_topics ** 2 * n_tasks <= EXACT_ETA_WORK * n_tokens * self.n_mh
+        return self._exact_eta_every(n_docs, n_tokens, n_topics, n_tasks) == 1
 
     def _draws_coordinate_eta(self, n_tasks: int, sizes: tuple[int, int, int] | None) -> bool:
         """Whether a run on ``n_tasks`` tasks and ``sizes`` (documents, tokens, topics; None:
@@ -283,17 +294,26 @@ class Light(Sampler):
         return not self._exact_eta_is_cheap(n_docs, n_tokens, n_topics, n_tasks)
 
     def draw_eta(self, state, eta, kappa, w, nu, rng) -> tuple[np.ndarray, np.ndarray]:
-        """eta drawn exactly where that is cheap (``exact_eta_is_cheap``), else n_gibbs coordinate
-        Gibbs sweeps (SPEC §5) on zbar's sparse topic columns; returns eta and omega = zbar @ eta.T
-        (D, T) for it. Both leave eta's conditional invariant; coordinate sweeps mix slowly when
-        topics are few and the loss is sharp, hence "auto"."""
-        if self.eta_draw == "exact" or (self.eta_draw == "auto" and self.exact_eta_is_cheap(state, eta.shape[0])):
+        """eta drawn exactly, or by n_gibbs coordinate Gibbs sweeps (SPEC §5) on zbar's sparse
+        topic columns followed by one draw of each task's bias (``shift_eta``); returns eta and
+        omega = zbar @ eta.T (D, T) for it. "auto" draws exactly where that is cheap or eta is
+        all zero (a chain's start, far from eta's conditional), else with probability
+        1 / ``exact_eta_every`` (a uniform from ``rng``): a random choice between two kernels that
+        both leave eta's conditional invariant. Coordinate sweeps mix slowly when
+        topics are few and the loss is sharp, and lag eta's conditional as it moves with Z when
+        the classes are many (docs/benchmarks.md, "Label learning on many classes")."""
+        if self.eta_draw == "auto":
+            every = self.exact_eta_every(state, eta.shape[0])
+            if every == 1 or not eta.any() or rng.random() * every < 1.0:
+                return exact_eta(state, kappa, w, nu, rng)
+        if self.eta_draw == "exact":
             return exact_eta(state, kappa, w, nu, rng)
         columns = state.topic_columns()
         eta = eta.copy()
         omega = state.omega(eta, columns)
         normals = rng.standard_normal((self.n_gibbs,) + eta.shape)
         coordinate_eta_sweeps(columns, kappa, w, omega, eta, nu, normals, int(self.n_jobs))
+        shift_eta(eta, omega, kappa, w, (state.doc_lengths > 0).astype(np.float64), nu, rng)
         return eta, state.omega(eta, columns)  # summed afresh: the sweeps' running omega drifts in the last bits
 
     def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs: int = 1,
