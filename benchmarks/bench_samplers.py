@@ -9,8 +9,8 @@
 - ``prediction``: prediction alone on 20 Newsgroups, 20 classes. A light multitask classifier per
   K and seed is fitted once (``--prediction-iters``) and saved with the corpora under
   ``<out>/prediction/``, where later runs find them; then for each inference setting
-  (``--infer``: ``default``, the estimator's defaults, ``burn:avg``, or ``em``, the estimators'
-  ``inference="em"``) the test set is predicted
+  (``--infer``: ``cvb0``, the estimators' default ``inference="cvb0"``; ``gibbs``, their Gibbs
+  inference at its default sweeps; or ``burn:avg``, Gibbs with those sweeps) the test set is predicted
   on one thread, the settings interleaved: documents per second of wall and of CPU time, and test
   accuracy. With ``--prediction-l1 N``, how near each setting's topic proportions come to the
   posterior mean given the fitted topics: the L1 distance, averaged over N random test documents,
@@ -29,7 +29,7 @@ interleaved repeats (each repeat's own ratio beside, in ``each_repeat``).
         --samplers light-collapsed --repeats 5                            # cost growth with K
     python benchmarks/bench_samplers.py --ks 20 --iters 3 --lda-iters 2 --skip-lda --skip-sensitivity  # smoke
     python benchmarks/bench_samplers.py --skip-binary --skip-lda --skip-sensitivity --prediction \
-        --prediction-ks 20,100,400 --prediction-seeds 0,1,2 --infer default,100:200,em --prediction-l1 300
+        --prediction-ks 20,100,400 --prediction-seeds 0,1,2 --infer cvb0,gibbs,100:200 --prediction-l1 300
 """
 
 from __future__ import annotations
@@ -154,15 +154,15 @@ def prediction_model(train: Corpus, folder: Path, k: int, seed: int, n_iter: int
 
 def _setting(setting: str, defaults: dict) -> tuple[int, int]:
     """(n_infer_burn, n_infer_avg) of an ``--infer`` setting (of each chain of ``CxB:A``)."""
-    if setting in ("default", "em"):
+    if setting in ("gibbs", "cvb0"):
         return defaults["n_infer_burn"], defaults["n_infer_avg"]
     burn, avg = map(int, setting.split("x")[-1].split(":"))
     return burn, avg
 
 
 def _inference(setting: str) -> str:
-    """The estimators' ``inference`` of an ``--infer`` setting: 'em' for em, else 'gibbs'."""
-    return "em" if setting == "em" else "gibbs"
+    """The estimators' ``inference`` of an ``--infer`` setting: 'cvb0' for cvb0, else 'gibbs'."""
+    return "cvb0" if setting == "cvb0" else "gibbs"
 
 
 def _chains(setting: str) -> int:
@@ -321,8 +321,9 @@ def main() -> None:
     p.add_argument("--prediction-ks", default="20,100,400")
     p.add_argument("--prediction-seeds", default="0", help="seeds of the fitted models (and of their inference)")
     p.add_argument("--prediction-iters", type=int, default=40, help="training iterations of those models")
-    p.add_argument("--infer", default="default",
-                   help="comma-separated inference settings: 'default' (the estimator's), burn:avg or em")
+    p.add_argument("--infer", default="cvb0,gibbs",
+                   help="comma-separated inference settings: cvb0, gibbs (at the estimators' default sweeps) "
+                        "or burn:avg (Gibbs)")
     p.add_argument("--prediction-l1", type=int, default=0,
                    help="test documents on which to measure each setting's L1 distance from the reference")
     p.add_argument("--reference", default="100:2000", help="burn:avg of each reference chain")

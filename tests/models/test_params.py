@@ -10,6 +10,7 @@ import pytest
 
 import medlda
 from medlda.cli import main
+from medlda.cli.flags import COMPARED
 from medlda.cli.parser import build_parser
 from medlda.data.readers import write_bow
 from medlda.data.synthetic import make_supervised_corpus
@@ -57,7 +58,9 @@ def test_train_offers_a_flag_for_every_declared_one():
         if param.flag is None or name == "n_components":
             continue
         assert param.flag in dests[name].option_strings
-        if isinstance(param.rule, Options):
+        if isinstance(param.rule, Options) and name in COMPARED:  # one or several choices, comma-separated
+            assert all(dests[name].type(choice) == [choice] for choice in param.rule.choices())
+        elif isinstance(param.rule, Options):
             assert set(param.rule.choices()) <= set(dests[name].choices)
 
 

@@ -99,7 +99,8 @@ N_COPIES = 3000
 def fitted() -> MedLDAClassifier:
     docs = [[0, 0, 1, 0], [1, 1, 0], [2, 3, 3], [3, 2, 2, 3], [0, 1, 2, 3], [1, 3, 0, 2]]
     return MedLDAClassifier(K, c=1.0, margin=1.0, sampler="gibbs", alpha_sum=ALPHA_SUM, beta=0.2, max_iter=20,
-                            n_infer_burn=15, n_infer_avg=1, random_state=2).fit(corpus_of(docs), [0, 0, 1, 1, 0, 1])
+                            inference="gibbs", n_infer_burn=15, n_infer_avg=1,
+                            random_state=2).fit(corpus_of(docs), [0, 0, 1, 1, 0, 1])
 
 
 def new_doc_posterior(phi: np.ndarray, alpha_k: float) -> tuple[list[tuple], np.ndarray]:

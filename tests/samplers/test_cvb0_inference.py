@@ -1,7 +1,8 @@
 """CVB0 inference of new documents: the kernel's passes against a NumPy statement of the same
 updates; the estimate against the exact posterior mean of the topic counts on documents small
 enough to enumerate (exact for a one-token document, close for longer ones, where the EM fixed
-point is not); the same result on any number of threads."""
+point is not); the same result on any number of threads; the estimators' default, switched to
+Gibbs by their ``inference`` parameter and kept in model files."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import numpy as np
 import pytest
 from scipy.special import gammaln
 
+from medlda import LDA, MedLDAClassifier, load_model
+from medlda.data.synthetic import make_supervised_corpus
 from medlda.exceptions import LimitError
 from medlda.samplers.inference import cvb0_infer
 
@@ -94,3 +97,22 @@ def test_cvb0_bounds_its_scratch_before_allocating(problem, monkeypatch):
     monkeypatch.setenv("MEDLDA_MAX_CELLS", "100")  # the longest document (24 tokens) x 5 topics is more
     with pytest.raises(LimitError, match="MEDLDA_MAX_CELLS"):
         cvb0_infer(word_ids, doc_ptr, phi_wk, alpha)
+
+
+def test_cvb0_is_the_estimators_inference_and_gibbs_is_a_parameter_away(tmp_path):
+    corpus, _ = make_supervised_corpus(60, 4, random_state=0)
+    y = corpus.single_labels()
+    model = MedLDAClassifier(4, sampler="gibbs", max_iter=5, random_state=0).fit(corpus, y)
+    assert model.inference == "cvb0"
+    cvb0 = model.transform(corpus)
+    expected = cvb0_infer(corpus.word_ids, corpus.doc_ptr, model.topic_word_.T.copy(), np.full(4, model.alpha_sum / 4))
+    np.testing.assert_allclose(cvb0, expected / corpus.doc_lengths[:, None])
+    assert np.array_equal(model.predict(corpus), model.labels_from_decision(model.decision_from_topics(cvb0)))
+    assert np.array_equal(model.set_params(random_state=1).transform(corpus), cvb0)  # no random numbers
+    gibbs = model.set_params(inference="gibbs").transform(corpus)
+    assert not np.allclose(gibbs, cvb0)
+    model.save(tmp_path / "m.npz")
+    loaded = load_model(tmp_path / "m.npz")
+    assert loaded.inference == "gibbs" and np.array_equal(loaded.transform(corpus), gibbs)
+    with pytest.raises(ValueError, match="inference"):
+        LDA(3, inference="em").fit(corpus)

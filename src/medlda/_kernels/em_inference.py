@@ -1,8 +1,6 @@
-"""The EM fixed point of a document's topic weights given phi: the start of each inference chain
-(``medlda._kernels.inference``) and, run to its end, the deterministic inference of
-``inference="em"`` (SPEC §7's estimate without sampling)."""
+"""The EM fixed point of a document's topic weights given phi: the start of each Gibbs inference
+chain (``medlda._kernels.inference``)."""
 
-import numpy as np
 from numba import njit
 
 
@@ -29,17 +27,3 @@ def fixed_point_weights(word_ids, start, end, phi_wk, alpha, n_passes, theta, sc
                 scratch[k] += phi_wk[v, k] * theta[k] * inv
         for k in range(n_topics):
             theta[k] = scratch[k]
-
-
-@njit(cache=True, nogil=True)
-def em_doc_topic(word_ids, doc_ptr, phi_wk, alpha, n_passes, first_doc, last_doc, out):
-    """For documents [first_doc, last_doc): ``out[d]`` the expected topic counts sum_i r_ik after
-    ``n_passes`` passes of ``fixed_point_weights`` (theta - alpha; divide by N_d for zbar).
-    No random numbers."""
-    n_topics = alpha.size
-    theta = np.empty(n_topics)
-    scratch = np.empty(n_topics)
-    for d in range(first_doc, last_doc):
-        fixed_point_weights(word_ids, doc_ptr[d], doc_ptr[d + 1], phi_wk, alpha, n_passes, theta, scratch)
-        for k in range(n_topics):
-            out[d, k] = theta[k] - alpha[k]

@@ -109,9 +109,9 @@ def _evaluate(e: argparse.ArgumentParser) -> None:
     e.add_argument("--confusion", action="store_true", help="also print the confusion matrix (always in --json)")
     e.add_argument("--n-jobs", type=int, default=None,
                    help="cores for inference (default: the model's n_jobs; -1 all cores)")
-    e.add_argument("--inference", choices=["gibbs", "em"], default=None,
-                   help="how the documents' topics are inferred: gibbs (the posterior mean, default: the "
-                        "model's) or em (deterministic, many times faster, about as accurate)")
+    e.add_argument("--inference", choices=["cvb0", "gibbs"], default=None,
+                   help="how the documents' topics are inferred (default: the model's): cvb0 (deterministic, "
+                        "fast) or gibbs (a sampled posterior mean, about 15 times slower, as accurate)")
     _output_args(e)
     e.set_defaults(func=_run("predict", "cmd_evaluate"))
 
@@ -351,9 +351,9 @@ def _inference_args(p, what: str) -> None:
                         "--json, 'docs'")
     p.add_argument("--n-jobs", type=int, default=None,
                    help=f"cores for inference (default: the model's n_jobs; -1 all cores); same {what} on any number")
-    p.add_argument("--inference", choices=["gibbs", "em"], default=None,
-                   help="how the documents' topics are inferred: gibbs (the posterior mean, default: the "
-                        "model's) or em (deterministic, many times faster, about as accurate)")
+    p.add_argument("--inference", choices=["cvb0", "gibbs"], default=None,
+                   help="how the documents' topics are inferred (default: the model's): cvb0 (deterministic, "
+                        "fast) or gibbs (a sampled posterior mean, about 15 times slower, as accurate)")
     _output_args(p)
 
 

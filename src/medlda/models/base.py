@@ -31,7 +31,7 @@ from medlda.models.signature import FormerName, current_names, make_init
 from medlda.models.texts import no_text_hint, remember_words, text_preprocessing
 from medlda.reporting.reports import Summary, model_summary
 from medlda.samplers import make_sampler, resolve_sampler
-from medlda.samplers.inference import em_infer
+from medlda.samplers.inference import cvb0_infer
 
 
 def as_corpus(X, n_features: int | None = None, vocabulary: np.ndarray | None = None,
@@ -242,22 +242,24 @@ class TopicModel(BaseEstimator):
         self.vectorizer_ = None if settings is None else vectorizer_for(self.vocabulary_, settings)
 
     def _doc_topic_counts(self, X) -> tuple[np.ndarray, np.ndarray]:
-        """Averaged inferred doc-topic counts (D, K) of new documents, and their lengths; each
-        document's draws are seeded by random_state and its own words, so its result does not
-        depend on the other documents of X or its place among them."""
+        """Inferred doc-topic counts (D, K) of new documents (``inference``), and their lengths; a
+        document's result does not depend on the other documents of X or its place among them
+        (Gibbs seeds each document's draws by random_state and its own words)."""
         check_is_fitted(self, "topic_word_counts_")
         corpus = self._input_corpus(X)
-        if self.inference == "em":
-            return em_infer(corpus.word_ids, corpus.doc_ptr, self._phi_wk(), self._alpha(),
-                            self._sampler_threads()), corpus.doc_lengths
-        rng = np.random.default_rng(self.random_state)
         bar = None
         if self.verbose:
             bar = tqdm(total=corpus.n_docs, desc="inference", unit="doc", **bar_layout())
+        progress = None if bar is None else bar.update
         try:
-            counts = self._make_sampler().infer(corpus.word_ids, corpus.doc_ptr, self._phi_wk(), self._alpha(),
-                                                self.n_infer_burn, self.n_infer_avg, rng, self._sampler_threads(),
-                                                progress=None if bar is None else bar.update, doc_seeded=True)
+            if self.inference == "cvb0":
+                counts = cvb0_infer(corpus.word_ids, corpus.doc_ptr, self._phi_wk(), self._alpha(),
+                                    self._sampler_threads(), progress=progress)
+            else:
+                counts = self._make_sampler().infer(corpus.word_ids, corpus.doc_ptr, self._phi_wk(), self._alpha(),
+                                                    self.n_infer_burn, self.n_infer_avg,
+                                                    np.random.default_rng(self.random_state), self._sampler_threads(),
+                                                    progress=progress, doc_seeded=True)
         finally:
             if bar is not None:
                 bar.close()

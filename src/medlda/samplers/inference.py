@@ -8,7 +8,6 @@ from typing import Callable
 import numpy as np
 
 from medlda._kernels.cvb0 import cvb0_doc_topic, longest_document
-from medlda._kernels.em_inference import em_doc_topic
 from medlda._kernels.inference import prior_tables, sparse_infer_doc_topic, sparse_infer_doc_topic_parallel
 from medlda._kernels.rng import DOCS_PER_STREAM, doc_streams, make_streams, on_stream_chunks
 from medlda.limits import CELLS
@@ -45,29 +44,6 @@ def gibbs_infer(word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.ndarray, a
     return out
 
 
-# passes of the EM fixed point per document: on 20 Newsgroups (20 classes, K = 100) test accuracy
-# is at its best from 4 to 8 passes and slightly lower at 40 (docs/benchmarks.md, "Prediction")
-EM_PASSES = 8
-
-
-def em_infer(word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.ndarray, alpha: np.ndarray, n_jobs: int = 1,
-             n_passes: int = EM_PASSES) -> np.ndarray:
-    """Expected doc-topic counts (D, K) at the EM fixed point of each document's topic weights
-    given phi (``em_doc_topic``): deterministic, O(n_passes N_d K) per document; ``n_jobs``
-    threads share the documents (the same result on any number)."""
-    n_docs = doc_ptr.size - 1
-    out = np.zeros((n_docs, phi_wk.shape[1]))
-    alpha = np.asarray(alpha, dtype=np.float64)
-    bounds = np.linspace(0, n_docs, max(min(n_jobs, n_docs), 1) + 1).astype(np.int64)
-    jobs = [(word_ids, doc_ptr, phi_wk, alpha, n_passes, lo, hi, out) for lo, hi in zip(bounds[:-1], bounds[1:])]
-    if len(jobs) == 1:
-        em_doc_topic(*jobs[0])
-    else:
-        with ThreadPoolExecutor(len(jobs)) as pool:
-            list(pool.map(lambda job: em_doc_topic(*job), jobs))
-    return out
-
-
 # CVB0 passes per document after its start: on 20 Newsgroups (20 classes) and the hotel reviews
 # (regression), test accuracy and R^2 match the Gibbs inference's from 8 passes on
 # (docs/benchmarks.md, "Prediction"); fewer passes under-fit the regression
@@ -75,25 +51,30 @@ CVB0_PASSES = 8
 
 
 def cvb0_infer(word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.ndarray, alpha: np.ndarray, n_jobs: int = 1,
-               n_passes: int = CVB0_PASSES) -> np.ndarray:
+               n_passes: int = CVB0_PASSES, progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Expected doc-topic counts (D, K) of new documents by CVB0 (``medlda._kernels.cvb0``):
     deterministic, O((n_passes + 1) N_d K) per document, with each thread holding its longest
     document's responsibilities (N_d x K floats); ``n_jobs`` threads share the documents (the same
-    result on any number)."""
+    result on any number). ``progress(n)`` is called as each group of documents is done."""
     n_docs = doc_ptr.size - 1
     n_topics = phi_wk.shape[1]
     out = np.zeros((n_docs, n_topics))
     alpha = np.asarray(alpha, dtype=np.float64)
-    bounds = np.linspace(0, n_docs, max(min(n_jobs, n_docs), 1) + 1).astype(np.int64)
-    jobs = []
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        longest = int(longest_document(doc_ptr, lo, hi))
-        CELLS.check(longest * n_topics, "CVB0 inference's responsibilities of one document")
-        resp = np.empty((longest, n_topics))
-        jobs.append((word_ids, doc_ptr, phi_wk, alpha, n_passes, lo, hi, out, resp))
-    if len(jobs) == 1:
-        cvb0_doc_topic(*jobs[0])
-    else:
-        with ThreadPoolExecutor(len(jobs)) as pool:
-            list(pool.map(lambda job: cvb0_doc_topic(*job), jobs))
+    n_threads = max(min(n_jobs, n_docs), 1)
+    step = n_docs if progress is None else PROGRESS_STREAMS * n_threads * DOCS_PER_STREAM
+    for a in range(0, n_docs, max(step, 1)):
+        b = min(a + step, n_docs)
+        bounds = np.linspace(a, b, n_threads + 1).astype(np.int64)
+        jobs = []
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            longest = int(longest_document(doc_ptr, lo, hi))
+            CELLS.check(longest * n_topics, "CVB0 inference's responsibilities of one document")
+            jobs.append((word_ids, doc_ptr, phi_wk, alpha, n_passes, lo, hi, out, np.empty((longest, n_topics))))
+        if len(jobs) == 1:
+            cvb0_doc_topic(*jobs[0])
+        else:
+            with ThreadPoolExecutor(len(jobs)) as pool:
+                list(pool.map(lambda job: cvb0_doc_topic(*job), jobs))
+        if progress is not None:
+            progress(b - a)
     return out
