@@ -11,11 +11,19 @@
   held out, the rest trains; R^2 on it for regression settings given as JSON objects
   (``--settings``), the way the regression defaults were chosen;
 - ``reuters``: Reuters-21578 ModApte multi-label (90 categories): F1 micro and macro for each K;
+- ``r52``: Reuters-21578 R52 (ModApte documents with one topic, 52 categories, 6,532 / 2,568):
+  test and training accuracy for each K (``--r52-ks``), sampler and setting (``--settings``);
+- ``synthetic``: documents drawn from the model (``make_supervised_corpus``, generator seed 0):
+  4,000 documents of 80 words, 30 planted topics, 30 classes of Zipf shares (``class_skew`` 1,
+  the largest 750 documents, the smallest 25), a fifth of the labels redrawn at random; the first
+  3,000 train, the rest test; accuracies as for ``r52``;
 - ``validation``: 20 Newsgroups without its test set: a random fifth of the 20-class training
   set (seed 123) held out, the rest trains; accuracy on it for estimator settings given as JSON
   objects (``--settings``), the way the defaults were chosen.
 
-``--seeds`` repeats every run with each seed. Derived rows compare means over the seeds within
+``--seeds`` repeats every run with each seed. ``--trace`` adds each classification fit's training
+accuracy after every iteration (metric ``train_accuracy_trace``, a list); ``--settings`` (JSON
+objects of estimator arguments) applies to news, r52 and synthetic as well. Derived rows compare means over the seeds within
 the run: logistic - hinge, one-vs-rest - multitask, and the training time at K = 400 over K = 100
 (single fits of a topic model differ by about 0.005-0.01 accuracy from seed to seed).
 
@@ -27,6 +35,9 @@ the run: logistic - hinge, one-vs-rest - multitask, and the training time at K =
     python benchmarks/bench_tasks.py --parts reuters --reuters-ks 50,100 --samplers light --strategies multitask
     python benchmarks/bench_tasks.py --parts validation --ks 200 --samplers light --seeds 0,1,2 \
         --settings '{"c": 1.6};{"c": 3.2}'
+    python benchmarks/bench_tasks.py --parts r52,synthetic --r52-ks 20,50 --samplers light,gibbs --seeds 0,1,2
+    python benchmarks/bench_tasks.py --parts news --ks 20,50 --iters 20 --strategies multitask --losses hinge \
+        --samplers light,gibbs --trace
     python benchmarks/bench_tasks.py --parts hotel --hotel-ks 5 --hotel-iters 2 --samplers light   # smoke
 """
 
@@ -46,12 +57,17 @@ from sklearn.linear_model import Ridge
 from sklearn.metrics import f1_score, r2_score
 
 from medlda import MedLDAClassifier, MedLDARegressor
+from medlda.data.corpus import Corpus
 from medlda.data.readers import read_corpus
+from medlda.data.readers.reuters import modapte_subset
+from medlda.data.readers.texts import texts_to_corpus
+from medlda.data.synthetic import make_supervised_corpus
 
 SUITE = "tasks"
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 ARCHIVES = {"news": "20news-bydate.tar.gz", "hotel": "hotel-reviews.tar.gz", "reuters": "reuters21578.tar.gz",
-            "validation": "20news-bydate.tar.gz", "hotel-validation": "hotel-reviews.tar.gz"}
+            "validation": "20news-bydate.tar.gz", "hotel-validation": "hotel-reviews.tar.gz",
+            "r52": "reuters21578.tar.gz", "synthetic": None}
 
 
 def _split(path: Path, **kwargs):
@@ -73,22 +89,77 @@ def _jobs(args, strategy: str) -> int | None:
     return args.n_jobs if strategy == "ovr" else None
 
 
+def _settings(args) -> list[dict]:
+    return [json.loads(text) for text in args.settings.split(";") if text.strip()] or [{}]
+
+
+def _trace_row(out: RowWriter, args, config: dict, model, seed: int) -> None:
+    """With ``--trace``: the training accuracy after each iteration of a multitask fit."""
+    trace = getattr(model, "trace_", [])
+    if args.trace and trace and "train_accuracy" in trace[0]:
+        out.write(config, "train_accuracy_trace", [round(t["train_accuracy"], 4) for t in trace], "", seed=seed)
+
+
 def news_runs(out: RowWriter, args) -> None:
     train, test = _split(args.data / ARCHIVES["news"])
     y, y_test = train.single_labels(), test.single_labels()
-    grid = [(k, sampler, strategy, loss, seed) for k in args.ks for sampler in args.samplers
-            for strategy in args.strategies for loss in args.losses for seed in args.seeds]
-    for k, sampler, strategy, loss, seed in grid:
+    grid = [(k, sampler, strategy, loss, seed, setting) for k in args.ks for sampler in args.samplers
+            for strategy in args.strategies for loss in args.losses for seed in args.seeds
+            for setting in _settings(args)]
+    for k, sampler, strategy, loss, seed, setting in grid:
         model = MedLDAClassifier(k, sampler=sampler, strategy=strategy, loss=loss, max_iter=args.iters,
-                                 n_jobs=_jobs(args, strategy), random_state=seed).fit(train, y)
+                                 n_jobs=_jobs(args, strategy), random_state=seed, **setting).fit(train, y)
         tic = time.perf_counter()
         pred = model.predict(test)
         seconds = time.perf_counter() - tic
-        config = {"part": "news", "sampler": sampler, "strategy": strategy, "loss": loss, "n_topics": k}
+        config = {"part": "news", "sampler": sampler, "strategy": strategy, "loss": loss, "n_topics": k, **setting}
         scores = {"accuracy": np.mean(pred == y_test), "train_accuracy": model.train_accuracy_}
         if strategy == "multitask":  # the mean NPMI of the topics' top 10 words in the test documents
             scores["coherence_npmi"] = np.nanmean(model.coherence(test, "npmi"))
         _fit_rows(out, config, model, seconds, scores, seed)
+        _trace_row(out, args, config, model, seed)
+
+
+def r52_split(path: Path) -> tuple[Corpus, Corpus]:
+    """R52's training and test corpora (the test documents in the training vocabulary)."""
+    texts, labels, _, ids = modapte_subset(path, "train", single_label=True)
+    train = texts_to_corpus(texts, labels, [f"NEWID={i}" for i in ids], path, None, None, news=False)
+    texts, labels, _, ids = modapte_subset(path, "test", single_label=True)
+    return train, texts_to_corpus(texts, labels, [f"NEWID={i}" for i in ids], path, train.vocabulary, None,
+                                  news=False)
+
+
+def synthetic_split() -> tuple[Corpus, Corpus]:
+    """The ``synthetic`` part's corpus: many small classes, noisy labels; 3,000 train, 1,000 test."""
+    corpus, _ = make_supervised_corpus(4000, 30, words_per_topic=30, doc_length=80, n_classes=30, class_skew=1.0,
+                                       label_noise=0.2, random_state=0)
+    return corpus.subset(np.arange(3000)), corpus.subset(np.arange(3000, 4000))
+
+
+def single_label_runs(out: RowWriter, args, part: str, train: Corpus, test: Corpus) -> None:
+    """Multitask hinge fits of each K, sampler, seed and setting on a single-label split: test and
+    training accuracy, times, and with ``--trace`` the training accuracy per iteration."""
+    y, y_test = train.single_labels(), test.single_labels()
+    grid = [(k, sampler, seed, setting) for k in args.r52_ks for sampler in args.samplers for seed in args.seeds
+            for setting in _settings(args)]
+    for k, sampler, seed, setting in grid:
+        model = MedLDAClassifier(k, sampler=sampler, max_iter=args.r52_iters, random_state=seed,
+                                 **setting).fit(train, y)
+        tic = time.perf_counter()
+        pred = model.predict(test)
+        seconds = time.perf_counter() - tic
+        config = {"part": part, "sampler": sampler, "n_topics": k, **setting}
+        _fit_rows(out, config, model, seconds, {"accuracy": np.mean(pred == y_test),
+                                                "train_accuracy": model.train_accuracy_}, seed)
+        _trace_row(out, args, config, model, seed)
+
+
+def r52_runs(out: RowWriter, args) -> None:
+    single_label_runs(out, args, "r52", *r52_split(args.data / ARCHIVES["r52"]))
+
+
+def synthetic_runs(out: RowWriter, args) -> None:
+    single_label_runs(out, args, "synthetic", *synthetic_split())
 
 
 def hotel_runs(out: RowWriter, args) -> None:
@@ -222,6 +293,36 @@ def summary(rows: list[dict]) -> list[dict]:
     return out
 
 
+def label_summary(rows: list[dict]) -> list[dict]:
+    """Derived rows of the r52 and synthetic parts: each configuration's mean test and training
+    accuracy over its seeds (with min, max and seeds), and for each light configuration its mean
+    test and training accuracy minus gibbs's on the same part and K (settings other than light's
+    own, such as ``eta_draw``, equal)."""
+    groups = defaultdict(list)
+    for r in rows:
+        c = r["config"]
+        if c.get("part") in ("r52", "synthetic") and r["metric"] in ("accuracy", "train_accuracy"):
+            groups[json.dumps(c, sort_keys=True), r["metric"]].append(r)
+    mean = {}
+    out = []
+    for (key, metric), g in sorted(groups.items()):
+        values = [r["value"] for r in g]
+        mean[key, metric] = float(np.mean(values))
+        out.append(row(SUITE, json.loads(key), f"mean_{metric}", mean[key, metric], "", min=min(values),
+                       max=max(values), seeds=[r["seed"] for r in g]))
+    own = ("sampler", "eta_draw", "light_variant", "proposal", "n_mh", "n_gibbs", "phi_every")
+    for (key, metric), value in sorted(mean.items()):
+        config = json.loads(key)
+        if config["sampler"] != "light":
+            continue
+        base = {k: v for k, v in config.items() if k not in own}
+        for (other, other_metric), reference in mean.items():
+            c = json.loads(other)
+            if other_metric == metric and c["sampler"] == "gibbs" and {k: v for k, v in c.items() if k not in own} == base:
+                out.append(row(SUITE, {**config, "against": "gibbs"}, f"{metric}_difference", value - reference, ""))
+    return out
+
+
 def _ints(text: str) -> list[int]:
     return [int(v) for v in text.split(",") if v]
 
@@ -234,20 +335,24 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", type=Path, default=DATA, help="folder with the three archives")
     p.add_argument("--parts", type=_names, default=["news", "hotel", "reuters"],
-                   help="any of news, hotel, reuters, validation, hotel-validation")
+                   help="any of news, hotel, reuters, validation, hotel-validation, r52, synthetic")
     p.add_argument("--ks", type=_ints, default=[20, 50, 100, 200, 400], help="20 Newsgroups K values")
     p.add_argument("--samplers", type=_names, default=["light", "gibbs"])
     p.add_argument("--strategies", type=_names, default=["multitask", "ovr"])
     p.add_argument("--losses", type=_names, default=["hinge", "logistic"])
     p.add_argument("--iters", type=int, default=50, help="20 Newsgroups training iterations")
     p.add_argument("--settings", default="{}",
-                   help="validation, hotel-validation: ';'-separated JSON objects of estimator arguments, "
-                        "each a configuration")
+                   help="validation, hotel-validation, news, r52, synthetic: ';'-separated JSON objects of "
+                        "estimator arguments, each a configuration")
+    p.add_argument("--trace", action="store_true",
+                   help="news, r52, synthetic: also each fit's training accuracy after every iteration")
     p.add_argument("--hotel-ks", type=_ints, default=[5, 10, 20, 30, 50])
     p.add_argument("--hotel-iters", type=int, default=40)
     p.add_argument("--regression-loss", default="epsilon", choices=["epsilon", "squared"])
     p.add_argument("--reuters-ks", type=_ints, default=[50, 100])
     p.add_argument("--reuters-iters", type=int, default=50)
+    p.add_argument("--r52-ks", type=_ints, default=[20, 50], help="r52 and synthetic K values")
+    p.add_argument("--r52-iters", type=int, default=50, help="r52 and synthetic training iterations")
     p.add_argument("--n-jobs", type=int, default=-1, help="processes for one-vs-rest (multitask runs use one core)")
     p.add_argument("--seeds", type=_ints, default=[0], help="seeds; each run is repeated with each")
     p.add_argument("--positive-cost", default="auto", type=lambda v: v if v == "auto" else float(v),
@@ -257,14 +362,14 @@ def main() -> None:
     for part in args.parts:
         if part not in ARCHIVES:
             sys.exit(f"unknown part {part!r}; choose from {list(ARCHIVES)}")
-        if not (args.data / ARCHIVES[part]).is_file():
+        if ARCHIVES[part] and not (args.data / ARCHIVES[part]).is_file():
             sys.exit(f"{ARCHIVES[part]} not found in {args.data}; pass --data")
     out = RowWriter(SUITE, args.out)
     runs = {"news": news_runs, "hotel": hotel_runs, "reuters": reuters_runs, "validation": validation_runs,
-            "hotel-validation": hotel_validation_runs}
+            "hotel-validation": hotel_validation_runs, "r52": r52_runs, "synthetic": synthetic_runs}
     for part in args.parts:
         runs[part](out, args)
-    for derived in summary(out.rows):
+    for derived in summary(out.rows) + label_summary(out.rows):
         out.put(derived)
     print(out.path)
 

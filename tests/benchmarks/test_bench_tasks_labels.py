@@ -1,0 +1,40 @@
+"""The tasks benchmark's label-learning parts: R52 and the synthetic many-class split, and their
+summary rows (means over seeds, light minus gibbs)."""
+
+from collections import Counter
+
+import pytest
+
+from bench_suites import load
+
+rows = load("rows")
+bench = load("bench_tasks")
+
+
+def _acc(part, sampler, seed, test, train, **setting):
+    config = {"part": part, "sampler": sampler, "n_topics": 20, **setting}
+    return [rows.row("tasks", config, "accuracy", test, "", seed=seed),
+            rows.row("tasks", config, "train_accuracy", train, "", seed=seed)]
+
+
+def test_label_summary_gives_means_and_light_minus_gibbs():
+    data = (_acc("r52", "light", 0, 0.80, 0.90) + _acc("r52", "light", 1, 0.84, 0.92)
+            + _acc("r52", "light", 0, 0.70, 0.85, eta_draw="coordinate")
+            + _acc("r52", "gibbs", 0, 0.85, 0.95) + _acc("r52", "gibbs", 1, 0.83, 0.93)
+            + _acc("synthetic", "light", 0, 0.3, 0.6))  # no gibbs row: no difference
+    out = bench.label_summary(data)
+    mean = {r["config"].get("eta_draw"): r for r in rows.find(out, "mean_accuracy", part="r52", sampler="light")}
+    assert mean[None]["value"] == pytest.approx(0.82) and mean["coordinate"]["value"] == pytest.approx(0.70)
+    assert (mean[None]["min"], mean[None]["max"], mean[None]["seeds"]) == (0.80, 0.84, [0, 1])
+    diff = {r["config"].get("eta_draw"): r["value"] for r in rows.find(out, "accuracy_difference", part="r52")}
+    assert diff == {None: pytest.approx(0.82 - 0.84), "coordinate": pytest.approx(0.70 - 0.84)}
+    train = rows.find(out, "train_accuracy_difference", part="r52", eta_draw="coordinate")
+    assert len(train) == 1 and train[0]["value"] == pytest.approx(0.85 - 0.94)
+    assert not rows.find(out, "accuracy_difference", part="synthetic")
+
+
+def test_synthetic_split_has_many_small_classes():
+    train, test = bench.synthetic_split()
+    assert (train.n_docs, test.n_docs) == (3000, 1000)
+    counts = sorted(Counter(train.single_labels()).values())
+    assert len(counts) == 30 and counts[-1] > 400 and counts[0] < 40
