@@ -23,7 +23,8 @@
 
 ``--seeds`` repeats every run with each seed. ``--trace`` adds each classification fit's training
 accuracy after every iteration (metric ``train_accuracy_trace``, a list); ``--settings`` (JSON
-objects of estimator arguments) applies to news, r52 and synthetic as well. Derived rows compare means over the seeds within
+objects of estimator arguments) applies to news, r52 and synthetic as well. ``--eta-lag`` (r52,
+synthetic) measures how far light's eta lies from its exact conditional (``EtaLag``). Derived rows compare means over the seeds within
 the run: logistic - hinge, one-vs-rest - multitask, and the training time at K = 400 over K = 100
 (single fits of a topic model differ by about 0.005-0.01 accuracy from seed to seed).
 
@@ -36,6 +37,8 @@ the run: logistic - hinge, one-vs-rest - multitask, and the training time at K =
     python benchmarks/bench_tasks.py --parts validation --ks 200 --samplers light --seeds 0,1,2 \
         --settings '{"c": 1.6};{"c": 3.2}'
     python benchmarks/bench_tasks.py --parts r52,synthetic --r52-ks 20,50 --samplers light,gibbs --seeds 0,1,2
+    python benchmarks/bench_tasks.py --parts r52 --r52-ks 50 --samplers light --eta-lag \
+        --settings '{"eta_draw": "coordinate"};{}'
     python benchmarks/bench_tasks.py --parts news --ks 20,50 --iters 20 --strategies multitask --losses hinge \
         --samplers light,gibbs --trace
     python benchmarks/bench_tasks.py --parts hotel --hotel-ks 5 --hotel-iters 2 --samplers light   # smoke
@@ -55,13 +58,11 @@ from rows import RowWriter, add_out_argument, row
 from sklearn.feature_extraction.text import TfidfTransformer
 from sklearn.linear_model import Ridge
 from sklearn.metrics import f1_score, r2_score
+from task_labels import EtaLag, label_summary, r52_split, synthetic_split
 
 from medlda import MedLDAClassifier, MedLDARegressor
 from medlda.data.corpus import Corpus
 from medlda.data.readers import read_corpus
-from medlda.data.readers.reuters import modapte_subset
-from medlda.data.readers.texts import texts_to_corpus
-from medlda.data.synthetic import make_supervised_corpus
 
 SUITE = "tasks"
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -120,22 +121,6 @@ def news_runs(out: RowWriter, args) -> None:
         _trace_row(out, args, config, model, seed)
 
 
-def r52_split(path: Path) -> tuple[Corpus, Corpus]:
-    """R52's training and test corpora (the test documents in the training vocabulary)."""
-    texts, labels, _, ids = modapte_subset(path, "train", single_label=True)
-    train = texts_to_corpus(texts, labels, [f"NEWID={i}" for i in ids], path, None, None, news=False)
-    texts, labels, _, ids = modapte_subset(path, "test", single_label=True)
-    return train, texts_to_corpus(texts, labels, [f"NEWID={i}" for i in ids], path, train.vocabulary, None,
-                                  news=False)
-
-
-def synthetic_split() -> tuple[Corpus, Corpus]:
-    """The ``synthetic`` part's corpus: many small classes, noisy labels; 3,000 train, 1,000 test."""
-    corpus, _ = make_supervised_corpus(4000, 30, words_per_topic=30, doc_length=80, n_classes=30, class_skew=1.0,
-                                       label_noise=0.2, random_state=0)
-    return corpus.subset(np.arange(3000)), corpus.subset(np.arange(3000, 4000))
-
-
 def single_label_runs(out: RowWriter, args, part: str, train: Corpus, test: Corpus) -> None:
     """Multitask hinge fits of each K, sampler, seed and setting on a single-label split: test and
     training accuracy, times, and with ``--trace`` the training accuracy per iteration."""
@@ -143,8 +128,13 @@ def single_label_runs(out: RowWriter, args, part: str, train: Corpus, test: Corp
     grid = [(k, sampler, seed, setting) for k in args.r52_ks for sampler in args.samplers for seed in args.seeds
             for setting in _settings(args)]
     for k, sampler, seed, setting in grid:
-        model = MedLDAClassifier(k, sampler=sampler, max_iter=args.r52_iters, random_state=seed,
-                                 **setting).fit(train, y)
+        model = MedLDAClassifier(k, sampler=sampler, max_iter=args.r52_iters, random_state=seed, **setting)
+        lag = EtaLag() if args.eta_lag and sampler == "light" else None
+        if lag is None:
+            model.fit(train, y)
+        else:
+            with lag:
+                model.fit(train, y)
         tic = time.perf_counter()
         pred = model.predict(test)
         seconds = time.perf_counter() - tic
@@ -152,6 +142,8 @@ def single_label_runs(out: RowWriter, args, part: str, train: Corpus, test: Corp
         _fit_rows(out, config, model, seconds, {"accuracy": np.mean(pred == y_test),
                                                 "train_accuracy": model.train_accuracy_}, seed)
         _trace_row(out, args, config, model, seed)
+        if lag is not None:  # the fit's time includes the measurement
+            out.write(config, "eta_lag", [[i, round(d2, 3), round(z, 3)] for i, d2, z in lag.lag], "", seed=seed)
 
 
 def r52_runs(out: RowWriter, args) -> None:
@@ -293,36 +285,6 @@ def summary(rows: list[dict]) -> list[dict]:
     return out
 
 
-def label_summary(rows: list[dict]) -> list[dict]:
-    """Derived rows of the r52 and synthetic parts: each configuration's mean test and training
-    accuracy over its seeds (with min, max and seeds), and for each light configuration its mean
-    test and training accuracy minus gibbs's on the same part and K (settings other than light's
-    own, such as ``eta_draw``, equal)."""
-    groups = defaultdict(list)
-    for r in rows:
-        c = r["config"]
-        if c.get("part") in ("r52", "synthetic") and r["metric"] in ("accuracy", "train_accuracy"):
-            groups[json.dumps(c, sort_keys=True), r["metric"]].append(r)
-    mean = {}
-    out = []
-    for (key, metric), g in sorted(groups.items()):
-        values = [r["value"] for r in g]
-        mean[key, metric] = float(np.mean(values))
-        out.append(row(SUITE, json.loads(key), f"mean_{metric}", mean[key, metric], "", min=min(values),
-                       max=max(values), seeds=[r["seed"] for r in g]))
-    own = ("sampler", "eta_draw", "light_variant", "proposal", "n_mh", "n_gibbs", "phi_every")
-    for (key, metric), value in sorted(mean.items()):
-        config = json.loads(key)
-        if config["sampler"] != "light":
-            continue
-        base = {k: v for k, v in config.items() if k not in own}
-        for (other, other_metric), reference in mean.items():
-            c = json.loads(other)
-            if other_metric == metric and c["sampler"] == "gibbs" and {k: v for k, v in c.items() if k not in own} == base:
-                out.append(row(SUITE, {**config, "against": "gibbs"}, f"{metric}_difference", value - reference, ""))
-    return out
-
-
 def _ints(text: str) -> list[int]:
     return [int(v) for v in text.split(",") if v]
 
@@ -351,6 +313,10 @@ def main() -> None:
     p.add_argument("--regression-loss", default="epsilon", choices=["epsilon", "squared"])
     p.add_argument("--reuters-ks", type=_ints, default=[50, 100])
     p.add_argument("--reuters-iters", type=int, default=50)
+    p.add_argument("--eta-lag", action="store_true",
+                   help="r52, synthetic: how far light's eta lies from its exact conditional every 5 iterations "
+                        "(metric eta_lag: [iteration, whitened squared distance / K, bias z-score]; the fit's "
+                        "time then includes the measurement)")
     p.add_argument("--r52-ks", type=_ints, default=[20, 50], help="r52 and synthetic K values")
     p.add_argument("--r52-iters", type=int, default=50, help="r52 and synthetic training iterations")
     p.add_argument("--n-jobs", type=int, default=-1, help="processes for one-vs-rest (multitask runs use one core)")
