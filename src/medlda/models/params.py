@@ -226,8 +226,8 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
     Param("eta_draw", "auto", Options(lambda: ETA_DRAWS), "str",
           "How the light sampler draws eta each iteration: exactly from its Gaussian conditional "
           "(O(D K^2 T + K^3 T), as gibbs always does), by n_gibbs coordinate Gibbs sweeps (O(nnz(zbar) T)), "
-          "or 'auto': exactly where that costs at most about a tenth of an iteration, since coordinate "
-          "sweeps mix slowly when topics are few.", "--eta-draw",
+          "or 'auto': exactly where that costs at most about a sweep, else at the start and at a random "
+          "share of the iterations (coordinate sweeps mix slowly, more so on many classes).", "--eta-draw",
           "how light draws eta: exactly, by coordinate Gibbs sweeps, or exactly where cheap (auto)"),
     Param("c", "auto", Number(0, open=True, auto=True, high=HUGE), "float or 'auto'",
           "Regularization constant weighing the labels against the words (papers: c or lambda). 'auto' "
