@@ -428,7 +428,8 @@ def test_a_light_fit_warms_up_the_sweep_it_runs(n_classes):
             "random_state=0)\n"
             "model = MedLDAClassifier(3, max_iter=2, sampler='light', proposal='cycle', n_mh=3)\n"
             "model.fit(corpus, corpus.single_labels())\n"
-            "inferred = [n for n, v in vars(inference).items() if getattr(v, 'signatures', None)]\n"
+            "inferred = [n for n, v in vars(inference).items() if getattr(v, 'signatures', None)\n"
+            "            and v.py_func.__module__ == inference.__name__]\n"
             "print(sorted(warmup._COMPILED), sweeps_for.cache_info().currsize, inferred)\n")
     tasks = 1 if n_classes == 2 else 2  # one task, or several; eta drawn exactly (cheap here), no coordinate sweeps
     assert _fresh_process_prints(code, 600) == f"[('light', 'collapsed', False, 'cycle', 3, {tasks}, False)] 1 []"
