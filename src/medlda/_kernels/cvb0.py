@@ -17,6 +17,19 @@ def longest_document(doc_ptr, first_doc, last_doc):
     return longest
 
 
+@njit(cache=True, inline="always")
+def _respond(r, phi, weights, n_dk):
+    """One token's responsibilities r_k proportional to phi_k weights_k, added into n_dk."""
+    norm = 0.0
+    for k in range(r.size):
+        r[k] = phi[k] * weights[k]
+        norm += r[k]
+    inv = 1.0 / norm
+    for k in range(r.size):
+        r[k] *= inv
+        n_dk[k] += r[k]
+
+
 @njit(cache=True, nogil=True)
 def cvb0_doc_topic(word_ids, doc_ptr, phi_wk, alpha, n_passes, first_doc, last_doc, out, resp):
     """For documents [first_doc, last_doc): ``out[d]`` the expected topic counts sum_i r_ik after a
@@ -26,31 +39,14 @@ def cvb0_doc_topic(word_ids, doc_ptr, phi_wk, alpha, n_passes, first_doc, last_d
     n_dk = np.empty(n_topics)  # sum_i r_ik, plus alpha_k
     for d in range(first_doc, last_doc):
         start, end = doc_ptr[d], doc_ptr[d + 1]
-        for k in range(n_topics):
-            n_dk[k] = alpha[k]
+        n_dk[:] = alpha
         for i in range(start, end):
-            r = resp[i - start]
-            phi = phi_wk[word_ids[i]]
-            norm = 0.0
-            for k in range(n_topics):
-                r[k] = phi[k] * alpha[k]
-                norm += r[k]
-            inv = 1.0 / norm
-            for k in range(n_topics):
-                r[k] *= inv
-                n_dk[k] += r[k]
+            _respond(resp[i - start], phi_wk[word_ids[i]], alpha, n_dk)
         for _ in range(n_passes):
             for i in range(start, end):
                 r = resp[i - start]
-                phi = phi_wk[word_ids[i]]
-                norm = 0.0
                 for k in range(n_topics):
                     n_dk[k] -= r[k]
-                    r[k] = phi[k] * n_dk[k]
-                    norm += r[k]
-                inv = 1.0 / norm
-                for k in range(n_topics):
-                    r[k] *= inv
-                    n_dk[k] += r[k]
+                _respond(r, phi_wk[word_ids[i]], n_dk, n_dk)
         for k in range(n_topics):
             out[d, k] = n_dk[k] - alpha[k]
