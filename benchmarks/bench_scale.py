@@ -94,6 +94,8 @@ def run_one(folder: Path, k: int, mode: str, n_iter: int, options: dict) -> dict
     kind, count = parse_mode(mode)
     if kind == "local":
         params["n_jobs"] = count
+        if count > (os.cpu_count() or 1):  # medlda caps n_jobs at the cores it sees: oversubscribe on purpose
+            os.cpu_count = lambda: count
     else:
         params.update(backend="ray", n_workers=count)
     cpu_per_iteration = None
@@ -203,7 +205,9 @@ def ratios(rows: list[dict]) -> list[dict]:
 
 def thread_ratios(rows: list[dict]) -> list[dict]:
     """Each ``local-N`` run against ``local`` (same corpus and K): speed-up (seconds per iteration
-    of one thread over N), CPU seconds per iteration of N over one, and peak memory of N over one."""
+    of one thread over N), CPU seconds per iteration of N over one, peak memory of N over one, and
+    the final log joint of N over one (above 1: the threaded chain is behind after as many
+    iterations)."""
     measured = {(r["config"]["n_docs"], r["config"]["n_topics"], r["config"]["mode"], r["metric"]): r
                 for r in rows if r["metric"] != "environment" and "mode" in r["config"]}
     out = []
@@ -212,7 +216,8 @@ def thread_ratios(rows: list[dict]) -> list[dict]:
             continue
         for name, source, invert in (("speedup", "seconds_per_iteration", True),
                                      ("cpu_seconds_ratio", "cpu_seconds_per_iteration", False),
-                                     ("peak_rss_ratio", "peak_rss_bytes", False)):
+                                     ("peak_rss_ratio", "peak_rss_bytes", False),
+                                     ("log_joint_ratio", "log_joint", False)):
             one = measured.get((n_docs, k, "local", source))
             if metric != source or one is None or not one["value"] or not r["value"]:
                 continue

@@ -25,9 +25,11 @@ def test_thread_ratios_compare_each_thread_count_with_one_thread():
     measured = [_row("local", "seconds_per_iteration", 2.0), _row("local-2", "seconds_per_iteration", 1.25),
                 _row("local", "cpu_seconds_per_iteration", 2.0), _row("local-2", "cpu_seconds_per_iteration", 2.2),
                 _row("local", "peak_rss_bytes", 100.0), _row("local-2", "peak_rss_bytes", 105.0),
+                _row("local", "log_joint", -1000.0), _row("local-2", "log_joint", -1010.0),
                 _row("ray-2", "seconds_per_iteration", 0.5)]
     out = {r["metric"]: r for r in bench.thread_ratios(measured)}
-    assert set(out) == {"speedup", "cpu_seconds_ratio", "peak_rss_ratio"}
+    assert set(out) == {"speedup", "cpu_seconds_ratio", "peak_rss_ratio", "log_joint_ratio"}
+    assert out["log_joint_ratio"]["value"] == pytest.approx(1.01)
     assert out["speedup"]["value"] == pytest.approx(1.6)
     assert out["cpu_seconds_ratio"]["value"] == pytest.approx(1.1)
     assert out["peak_rss_ratio"]["value"] == pytest.approx(1.05)

@@ -86,7 +86,6 @@ class LightCache:
     n_wk_behind: bool = False
     n_dk_behind: bool = False
     moves: tuple | None = None
-    thread_slots: np.ndarray | None = None
 
 
 @register
@@ -233,7 +232,7 @@ class Light(Sampler):
         if not lda and cache.n_dk_behind:
             self.sync(state)
         h = self._word_hash(state, cache)
-        chunks = stream_chunks(state.doc_ptr, self.n_jobs)  # the parallel sweep also takes the threads' slots
+        chunks = stream_chunks(state.doc_ptr, self.n_jobs)
         h.room_for_proposals(state.n_k.size, int(np.diff(state.doc_ptr).max(initial=0)), chunks.size - 1)
         slots, h.top = compact_and_build(h.word_meta, h.slots, h.spill, state.n_k, state.beta, state.vbeta,
                                          h.word_table, h.inv_frozen, h.spare)
@@ -242,21 +241,12 @@ class Light(Sampler):
         counts = Counts(state.n_dk, np.zeros((0, state.n_k.size), np.int32), state.n_k)  # no dense n_wk: the hash
         args = (tokens, counts, prior, words, supervision, state.streams, log)
         if chunks.size > 2:
-            kernels.collapsed_parallel(chunks, *args, self._thread_slots(cache, chunks.size - 1, h.slots))
+            kernels.collapsed_parallel(chunks, *args)
         else:
             kernels.collapsed(*args)
         cache.n_wk_behind = True
         cache.n_dk_behind = cache.n_dk_behind or lda
         cache.hashed_n_k = state.n_k.copy()
-
-    @staticmethod
-    def _thread_slots(cache: LightCache, n_threads: int, slots: np.ndarray) -> np.ndarray:
-        """(threads, >= slots.size), of the slots' dtype: each thread's copy of the hash slots in a
-        parallel collapsed sweep, allocated once by NumPy (huge pages, see ``new_slots``)."""
-        t = cache.thread_slots
-        if t is None or t.dtype != slots.dtype or t.shape[0] < n_threads or t.shape[1] < slots.size:
-            cache.thread_slots = np.empty((n_threads, slots.size), slots.dtype)
-        return cache.thread_slots
 
     @staticmethod
     def _move_log(cache: LightCache, n_tokens: int):

@@ -9,7 +9,7 @@ bias, since the proposals depend on stale counts. O(n_mh) per token plus O(K * T
 import numpy as np
 from numba import njit
 
-from medlda._kernels.common import fixed, max_doc_length, move_task_terms, topic_g
+from medlda._kernels.common import fixed, move_task_terms, topic_g
 from medlda._kernels.light.exp_table import enter_doc, sweep_scratch
 from medlda._kernels.light.proposals import (
     DOC,
@@ -69,13 +69,16 @@ def _records(n_k, inv_frozen, exp_q):
 
 @njit(cache=True, fastmath=FAST)
 def collapsed_blocks(block_lo, block_hi, tokens, counts, prior, words, supervision, mode, tasks, n_mh, streams, log,
-                     region):
-    """The collapsed sweep over the documents of random-stream blocks [block_lo, block_hi), with
-    its own hash (``words``: ``WordHash``) and ``counts.n_k`` (the shared ones, or a thread's
-    copies); ``counts.n_wk`` is not read. Each token that changes topic is logged in ``log`` at
-    e = the block range's first token on; returns how many were logged. It writes its doc and exp
-    proposal tables into word_table's scratch ``region`` (0, 1, ... for each thread;
-    ``proposal_scratch`` entries each, after the word tables)."""
+                     region, stale, max_length):
+    """The collapsed sweep over the documents of random-stream blocks [block_lo, block_hi) with
+    the hashed counts ``words`` (``WordHash``) and ``counts.n_k``; ``counts.n_wk`` is not read.
+    Each token that changes topic is logged in ``log`` at e = the block range's first token on;
+    returns how many were logged. It writes its doc and exp proposal tables into word_table's
+    scratch ``region`` (0, 1, ... for each thread; ``proposal_scratch`` entries each, after the
+    word tables; ``max_length``: the corpus' longest document, which sizes each region). ``stale``
+    (a thread of a parallel sweep): the hash is only read, as the last merge left it, each token
+    seeing it without itself, and ``counts.n_k`` (the thread's copy) is left as it was; the logged
+    moves update both afterwards."""
     mode, tasks, n_mh = fixed(mode), fixed(tasks), fixed(n_mh)  # constants of the code ``sweeps_for`` compiles
     word_ids, doc_ptr, z = tokens
     n_dk, _, n_k = counts
@@ -96,13 +99,13 @@ def collapsed_blocks(block_lo, block_hi, tokens, counts, prior, words, supervisi
     table_topics = topic_view(word_table)
     first_doc, last_doc, move_start = block_docs(block_lo, block_hi, doc_ptr)
     n_moved = move_start
+    own_count = 1 if stale else 0  # a token's own count, in the hash's counts while it is sampled
     dense_per_topic = 0.0  # the word proposal's dense mass / K: its normalizer is scale_dense times this
     for k in range(n_topics):
         dense_per_topic += beta * inv_frozen[k]
     dense_per_topic /= n_topics
     # every proposal kind draws through its row from entries of word_table (``draw_kind``): the
     # word's own row is set per token, the doc's per document, the exp's once
-    max_length = max_doc_length(doc_ptr)
     alpha_lo = dense_lo + n_topics + region * proposal_scratch(n_topics, max_length)
     exp_lo = alpha_lo + n_topics
     doc_lo = exp_lo + n_topics
@@ -159,7 +162,8 @@ def collapsed_blocks(block_lo, block_hi, tokens, counts, prior, words, supervisi
             # its negative-index wraparound code
             js = find_slot(slots, base, mask, s)
             us = np.uint64(s)
-            slots[np.uint64(3 * js + CUR)] -= 1
+            if not stale:
+                slots[np.uint64(3 * js + CUR)] -= 1
             rs = np.uint64(R * s)
             rec[rs + R_N_D] -= 1.0
             rec[rs + R_N_K] -= 1.0
@@ -169,7 +173,7 @@ def collapsed_blocks(block_lo, block_hi, tokens, counts, prior, words, supervisi
                 g_s = topic_g(eta_kt, b, p, s, n_tasks)
             # f_k = (n_kw + beta) / (n_k + Vbeta) kept as numerator and denominator: the ratio is
             # cross-multiplied, no division per step
-            fn_s = slots[np.uint64(3 * js + CUR)] + beta
+            fn_s = slots[np.uint64(3 * js + CUR)] - own_count + beta
             fd_s = rec[rs + R_N_K] + vbeta
             qw_s = (slots[np.uint64(3 * js + FROZEN)] + beta) * rec[rs + R_INV_FROZEN]
             # the doc factor at s (n_d does not change during the steps)
@@ -207,7 +211,7 @@ def collapsed_blocks(block_lo, block_hi, tokens, counts, prior, words, supervisi
                 jt = find_slot(slots, base, mask, t_new)
                 # the slot the probe stopped at: the topic's, or an empty one with zero counts
                 j_read = np.uint64(jt if jt >= 0 else -jt - 1)
-                cur_t = slots[3 * j_read + CUR]
+                cur_t = slots[3 * j_read + CUR] - (own_count if t_new == s0 else 0)
                 frozen_t = slots[3 * j_read + FROZEN]
                 g_t = topic_g(eta_kt, b, p, t_new, n_tasks) if n_tasks > 0 else 0.0
                 fn_t = cur_t + beta
@@ -244,12 +248,15 @@ def collapsed_blocks(block_lo, block_hi, tokens, counts, prior, words, supervisi
                     a_s = a_t
                     mix_s = mix_t
             z[i] = s
-            if js < 0:  # a topic new to this word since the last compaction
-                js = insert_topic(word_meta, slots, top, v, s, -js - 1)
             rs = np.uint64(R * s)
-            slots[np.uint64(3 * js + CUR)] += 1
             rec[rs + R_N_D] += 1.0
-            rec[rs + R_N_K] += 1.0
+            if stale:
+                rec[np.uint64(R * s0) + R_N_K] += 1.0
+            else:
+                if js < 0:  # a topic new to this word since the last compaction
+                    js = insert_topic(word_meta, slots, top, v, s, -js - 1)
+                slots[np.uint64(3 * js + CUR)] += 1
+                rec[rs + R_N_K] += 1.0
             if n_tasks > 0:
                 move_task_terms(eta_kt, b, p, s, 1.0, n_tasks)
             put_doc_topic(word_table, table_topics, doc_lo + i - start, s)

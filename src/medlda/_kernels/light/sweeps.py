@@ -20,8 +20,10 @@ from numba import njit
 from medlda._kernels.light.collapsed import collapsed_blocks
 from medlda._kernels.light.exact import exact_blocks
 from medlda._kernels.light.moves import apply_dense_moves, apply_moves
-from medlda._kernels.records import Counts, WordHash
+from medlda._kernels.records import Counts
 from medlda._kernels.rng import block_docs
+
+ROUNDS = 32  # merges per parallel collapsed sweep: a thread's word counts lag by at most 1/32 of its share
 
 
 class Sweeps:
@@ -39,33 +41,29 @@ class Sweeps:
         (the hash holds n_kw), and ``counts.n_dk`` only with tasks. The word proposal is the
         table ``compact_and_build`` made at sweep start; its q is read back from the frozen
         counts: q_v(k) proportional to (frozen n_kv + beta) * inv_frozen[k]."""
-        self.collapsed_blocks(0, streams.size, tokens, counts, prior, words, supervision, streams, log, 0)
+        self.collapsed_blocks(0, streams.size, tokens, counts, prior, words, supervision, streams, log, 0, False,
+                              _longest(tokens.doc_ptr))
 
-    def collapsed_parallel(self, chunks, tokens, counts, prior, words, supervision, streams, log,
-                           thread_slots) -> None:
-        """``collapsed`` with the stream blocks split at ``chunks`` (C + 1,) across threads. Each
-        thread samples against its own copy of the hashed counts and n_k taken at sweep start
-        (the approximate distributed-LDA scheme: a thread does not see the others' moves until
-        the sweep ends); the moves are merged afterwards, chunk by chunk, so the result does not
-        depend on the threads' timing. With one chunk it equals the serial sweep.
-        ``thread_slots`` (>= C, >= slots.size): room for the threads' copies of the slots."""
+    def collapsed_parallel(self, chunks, tokens, counts, prior, words, supervision, streams, log) -> None:
+        """``collapsed`` with the stream blocks split at ``chunks`` (C + 1,) across threads, in
+        ``ROUNDS`` rounds: in each, every thread samples the next share of its blocks reading the
+        hashed counts as the last merge left them (each token without itself) and writing none of
+        them, so the threads share one hash and each holds only its n_k and its moves; the rounds'
+        moves are merged, chunk by chunk, before the next round, so the result does not depend on
+        the threads' timing. Within a round a thread sees no word count change, its own included
+        (the distributed-LDA approximation, over a short window); the document counts stay
+        current."""
         n_chunks = chunks.size - 1
-        word_meta, slots, top = words.word_meta, words.slots, words.top
-        used = 3 * int(top[0])
-        jobs = []
-        for c in range(n_chunks):
-            own_meta, own_slots, own_top = word_meta, slots, top
-            if n_chunks > 1:  # the compact region copied; each thread spills into its own space
-                own_meta = word_meta.copy()
-                own_slots = thread_slots[c]
-                own_slots[:used] = slots[:used]
-                own_top = top.copy()
-            own = WordHash(words.beta, words.vbeta, own_meta, own_slots, own_top, words.word_table, words.inv_frozen)
-            jobs.append((int(chunks[c]), int(chunks[c + 1]), tokens, Counts(counts.n_dk, counts.n_wk, counts.n_k.copy()),
-                         prior, own, supervision, streams, log, c))
-        n_logged = np.array(_on_threads(self.collapsed_blocks, jobs), np.int64)
-        merge_collapsed_moves(chunks, tokens, log, n_logged, counts.n_dk, counts.n_k, word_meta,
-                              slots if n_chunks > 1 else slots[:0], top)
+        longest = _longest(tokens.doc_ptr)
+        with ThreadPoolExecutor(n_chunks) as pool:
+            for r in range(ROUNDS):
+                starts = chunks[:-1] + (chunks[1:] - chunks[:-1]) * r // ROUNDS
+                ends = chunks[:-1] + (chunks[1:] - chunks[:-1]) * (r + 1) // ROUNDS
+                jobs = [(int(starts[c]), int(ends[c]), tokens, Counts(counts.n_dk, counts.n_wk, counts.n_k.copy()),
+                         prior, words, supervision, streams, log, c, True, longest) for c in range(n_chunks)]
+                n_logged = np.array(list(pool.map(lambda job: self.collapsed_blocks(*job), jobs)), np.int64)
+                merge_collapsed_moves(starts, ends, tokens, log, n_logged, counts.n_dk, counts.n_k, words.word_meta,
+                                      words.slots, words.top)
 
     def exact(self, tokens, counts, prior, phi, supervision, streams, log) -> None:
         """One MH sweep of the partially collapsed light sampler (SPEC (2b)) given ``phi``
@@ -82,6 +80,11 @@ class Sweeps:
         merge_dense_moves(chunks, tokens, log, n_logged, counts)
 
 
+def _longest(doc_ptr: np.ndarray) -> int:
+    """The most tokens of a document."""
+    return int(np.diff(doc_ptr).max(initial=0))
+
+
 def _on_threads(kernel: Callable, jobs: list[tuple]) -> list:
     """``kernel(*job)`` for each job, each on its own thread (the kernels release the GIL); the
     results in the jobs' order."""
@@ -92,11 +95,12 @@ def _on_threads(kernel: Callable, jobs: list[tuple]) -> list:
 
 
 @njit(cache=True)
-def merge_collapsed_moves(chunks, tokens, log, n_logged, n_dk, n_k, word_meta, slots, top):
-    """Apply each chunk's logged moves, in chunk order, to n_k and (non-empty ``slots``) the hash."""
+def merge_collapsed_moves(starts, ends, tokens, log, n_logged, n_dk, n_k, word_meta, slots, top):
+    """Apply the moves logged by each block range [starts[c], ends[c]), in range order, to n_k and
+    the hash."""
     merged = Counts(n_dk, np.zeros((0, n_k.size), np.int32), n_k)  # n_k and the hash only
-    for c in range(chunks.size - 1):
-        move_start = block_docs(chunks[c], chunks[c + 1], tokens.doc_ptr)[2]
+    for c in range(starts.size):
+        move_start = block_docs(starts[c], ends[c], tokens.doc_ptr)[2]
         apply_moves(tokens, log, move_start, n_logged[c], merged, word_meta, slots, top)
 
 
@@ -117,11 +121,12 @@ def sweeps_for(mode: int, tasks: int, n_mh: int) -> Sweeps:
     constants are part of the cache key)."""
 
     @njit(cache=True, nogil=True)
-    def light_collapsed_blocks(block_lo, block_hi, tokens, counts, prior, words, supervision, streams, log, region):
+    def light_collapsed_blocks(block_lo, block_hi, tokens, counts, prior, words, supervision, streams, log, region,
+                               stale, max_length):
         """``collapsed.collapsed_blocks`` over stream blocks [block_lo, block_hi) with this
         mode, task kind and n_mh; returns the moves it logged."""
         return collapsed_blocks(block_lo, block_hi, tokens, counts, prior, words, supervision, mode, tasks, n_mh,
-                                streams, log, region)
+                                streams, log, region, stale, max_length)
 
     @njit(cache=True, nogil=True)
     def light_exact_blocks(block_lo, block_hi, tokens, counts, prior, phi, supervision, streams, log):
