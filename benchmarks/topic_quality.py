@@ -1,20 +1,27 @@
-"""Readable topics under each text preprocessing (suite "tasks", part "topic_quality"): on 20
-Newsgroups, binary (``alt.atheism`` vs ``talk.religion.misc``) and 20 classes, LDA and
-MedLDAClassifier at the same K, trained on the words each preprocessing gives:
+"""Readable topics under each text preprocessing and document-topic prior (suite "tasks", part
+"topic_quality"): on 20 Newsgroups, binary (``alt.atheism`` vs ``talk.religion.misc``) and 20
+classes, LDA and MedLDAClassifier at the same K, trained on the words each preprocessing gives:
 
 - ``headers``: the header block dropped but its Subject (the MedLDA papers' convention,
   ``medlda.data.text.PAPERS``);
 - ``all``: also quoted lines, attribution lines and the signature (the library's default for news);
-- ``all-maxdf``: ``all`` and the words of more than ``--max-df`` of the training documents dropped.
+- ``all-maxdf``: ``all`` and the words of more than ``--max-df`` of the training documents dropped;
+
+with each prior of ``--priors``: ``symmetric`` (alpha_sum / K per topic) and ``optimized``
+(``optimize_alpha=True``: an asymmetric alpha learned from the chain).
 
 Rows per fit: ``accuracy`` (MedLDA's test accuracy), ``npmi_weighted`` (the topics' NPMI of their
 top 10 words in the test documents, each topic weighted by its share of the training tokens),
-``npmi_mean`` (unweighted), ``largest_share`` (the largest topic's share of the tokens),
-``train_seconds``; derived rows, on means over the seeds: MedLDA's weighted NPMI minus LDA's
-(``npmi_gap``). Model ``svm``: tf-idf + LinearSVC on the same words, ``accuracy`` once per task
-and preprocessing. Each preprocessing's test documents are read with its own vectorizer.
+``npmi_mean`` (unweighted), ``largest_share`` and ``two_largest_share`` (the largest topic's, and
+the two largest topics', share of the tokens), ``alpha_max_share`` (the largest alpha_k over
+sum(alpha)), ``largest_eta_share`` (the largest topic's share of sum_t |eta_tk|: how much the
+classifier leans on it; MedLDA only), ``train_seconds``; derived rows, on means over the seeds:
+MedLDA's weighted NPMI minus LDA's (``npmi_gap``). Model ``svm``: tf-idf + LinearSVC on the same
+words, ``accuracy`` once per task and preprocessing. Each preprocessing's test documents are read
+with its own vectorizer.
 
-    python benchmarks/topic_quality.py                        # the figures of docs/benchmarks.md
+    python benchmarks/topic_quality.py                        # preprocessings, symmetric prior
+    python benchmarks/topic_quality.py --models lda,medlda --preprocessings all --priors symmetric,optimized
     python benchmarks/topic_quality.py --tasks binary --ks 5 --iters 2 --seeds 0   # smoke
 """
 
@@ -33,12 +40,15 @@ from sklearn.svm import LinearSVC
 from medlda import LDA, MedLDAClassifier
 from medlda.data.readers import read_corpus
 from medlda.data.text import PAPERS, make_vectorizer
+from medlda.models.params import INFERENCE_METHODS
 
 SUITE = "tasks"
+PART = "topic_quality"
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "20news-bydate.tar.gz"
 BINARY = ["alt.atheism", "talk.religion.misc"]
 TASKS = {"binary": BINARY, "20class": None}
 MODELS = ("lda", "medlda", "svm")
+PRIORS = {"symmetric": False, "optimized": True}  # the config's "alpha": optimize_alpha
 
 
 def preprocessings(max_df: float) -> dict[str, dict]:
@@ -62,6 +72,12 @@ def weighted_npmi(npmi: np.ndarray, shares: np.ndarray) -> float:
     return float(npmi[keep] @ shares[keep] / weight) if weight > 0 else float("nan")
 
 
+def eta_share(eta: np.ndarray, shares: np.ndarray) -> float:
+    """The largest topic's (by token share) share of sum_t |eta_tk|, for ``eta`` (n_classes, K)."""
+    weight = np.abs(np.asarray(eta, dtype=float)).sum(axis=0)
+    return float(weight[np.argmax(shares)] / max(weight.sum(), 1e-300))
+
+
 def fit_rows(out: RowWriter, config: dict, model, test, y_test, seed: int) -> None:
     """The rows of one fitted model on the test documents."""
     shares = topic_shares(model.topic_word_counts_)
@@ -69,12 +85,25 @@ def fit_rows(out: RowWriter, config: dict, model, test, y_test, seed: int) -> No
     out.write(config, "npmi_weighted", weighted_npmi(npmi, shares), "", seed=seed)
     out.write(config, "npmi_mean", float(np.nanmean(npmi)), "", seed=seed)
     out.write(config, "largest_share", float(shares.max()), "", seed=seed)
+    out.write(config, "two_largest_share", float(np.sort(shares)[-2:].sum()), "", seed=seed)
+    out.write(config, "alpha_max_share", float(model.alpha_.max() / model.alpha_.sum()), "", seed=seed,
+              alpha_sum=float(model.alpha_.sum()))
     out.write(config, "train_seconds", model.fit_stats_["train_seconds"], "s", seed=seed, n_iter=model.max_iter)
     if y_test is not None:
         out.write(config, "accuracy", float(np.mean(model.predict(test) == y_test)), "", seed=seed)
+        out.write(config, "largest_eta_share", eta_share(model.eta_, shares), "", seed=seed)
+
+
+def svm_row(out: RowWriter, config: dict, train, y, test, y_test) -> None:
+    """tf-idf + LinearSVC's test accuracy on the same words."""
+    tfidf = TfidfTransformer().fit(train.to_sparse())
+    svm = LinearSVC().fit(tfidf.transform(train.to_sparse()), y)
+    accuracy = np.mean(svm.predict(tfidf.transform(test.to_sparse())) == y_test)
+    out.write({**config, "model": "svm"}, "accuracy", float(accuracy), "")
 
 
 def runs(out: RowWriter, args) -> None:
+    inference = {"inference": args.inference} if args.inference else {}
     for task in args.tasks:
         for name in args.preprocessings:
             vectorizer = make_vectorizer(**preprocessings(args.max_df)[name])
@@ -82,67 +111,78 @@ def runs(out: RowWriter, args) -> None:
             test = read_corpus(args.data, subset="test", categories=TASKS[task], vectorizer=vectorizer,
                                vocabulary=train.vocabulary)
             y, y_test = train.single_labels(), test.single_labels()
-            out.write({"part": "topic_quality", "task": task, "preprocessing": name}, "n_words", train.n_words, "",
+            data = {"part": PART, "task": task, "preprocessing": name}
+            out.write(data, "n_words", train.n_words, "", n_docs=train.n_docs, n_test_docs=test.n_docs,
                       n_tokens=int(train.doc_lengths.sum()), n_test_tokens=int(test.doc_lengths.sum()))
             if "svm" in args.models:
-                tfidf = TfidfTransformer().fit(train.to_sparse())
-                svm = LinearSVC().fit(tfidf.transform(train.to_sparse()), y)
-                accuracy = np.mean(svm.predict(tfidf.transform(test.to_sparse())) == y_test)
-                out.write({"part": "topic_quality", "task": task, "preprocessing": name, "model": "svm"},
-                          "accuracy", float(accuracy), "")
+                svm_row(out, data, train, y, test, y_test)
             for k in args.ks:
                 for seed in args.seeds:
                     for kind in (m for m in args.models if m != "svm"):
-                        config = {"part": "topic_quality", "task": task, "preprocessing": name, "model": kind,
-                                  "n_topics": k, "sampler": args.sampler}
-                        common = dict(sampler=args.sampler, max_iter=args.iters, random_state=seed, n_jobs=1)
-                        if kind == "lda":
-                            model = LDA(k, **common).fit(train)
-                            fit_rows(out, config, model, test, None, seed)
-                        else:
-                            inference = {"inference": args.inference} if args.inference else {}
-                            model = MedLDAClassifier(k, **inference, **common).fit(train, y)
-                            fit_rows(out, config, model, test, y_test, seed)
+                        for prior in args.priors:
+                            config = {**data, "model": kind, "n_topics": k, "alpha": prior,
+                                      "sampler": args.sampler, "iters": args.iters}
+                            common = dict(optimize_alpha=PRIORS[prior], sampler=args.sampler, max_iter=args.iters,
+                                          random_state=seed, n_jobs=1)
+                            if kind == "lda":
+                                fit_rows(out, config, LDA(k, **common).fit(train), test, None, seed)
+                            else:
+                                model = MedLDAClassifier(k, **inference, **common).fit(train, y)
+                                fit_rows(out, config, model, test, y_test, seed)
 
 
 def summary(rows: list[dict]) -> list[dict]:
-    """Means over the seeds of each (task, preprocessing, K, model) and metric, and MedLDA's
-    weighted NPMI minus LDA's (``npmi_gap``)."""
+    """Means (min, max) over the seeds of each (task, preprocessing, K, alpha, model) and metric,
+    and MedLDA's weighted NPMI minus LDA's (``npmi_gap``)."""
     groups = defaultdict(list)
     for r in rows:
         c = r["config"]
-        if c.get("part") == "topic_quality" and "seed" in r and c.get("model") != "svm":
-            groups[(c["task"], c["preprocessing"], c["n_topics"], c["model"], r["metric"])].append(r["value"])
+        if c.get("part") == PART and "seed" in r and c.get("model") != "svm":
+            groups[(c["task"], c["preprocessing"], c["n_topics"], c["alpha"], c["model"], r["metric"])].append(
+                r["value"])
     out = []
-    for (task, name, k, model, metric), values in sorted(groups.items()):
-        config = {"part": "topic_quality", "task": task, "preprocessing": name, "n_topics": k, "model": model}
-        out.append(row(SUITE, config, "mean_" + metric, float(np.mean(values)), "s" if metric == "train_seconds"
-                       else "", min=float(np.min(values)), max=float(np.max(values)), n=len(values)))
-        lda = groups.get((task, name, k, "lda", metric))
+    for (task, name, k, prior, model, metric), values in sorted(groups.items(), key=str):
+        config = {"part": PART, "task": task, "preprocessing": name, "n_topics": k, "alpha": prior}
+        out.append(row(SUITE, {**config, "model": model}, "mean_" + metric, float(np.mean(values)),
+                       "s" if metric == "train_seconds" else "", min=float(np.min(values)),
+                       max=float(np.max(values)), n=len(values)))
+        lda = groups.get((task, name, k, prior, "lda", metric))
         if model == "medlda" and metric == "npmi_weighted" and lda:
-            config = {"part": "topic_quality", "task": task, "preprocessing": name, "n_topics": k}
             out.append(row(SUITE, config, "npmi_gap", float(np.mean(values) - np.mean(lda)), ""))
     return out
 
 
+COLUMNS = (("MedLDA accuracy", "medlda", "accuracy", True), ("NPMI (w) LDA", "lda", "npmi_weighted", False),
+           ("NPMI (w) MedLDA", "medlda", "npmi_weighted", True), ("largest share LDA", "lda", "largest_share", False),
+           ("largest share MedLDA", "medlda", "largest_share", False),
+           ("two largest MedLDA", "medlda", "two_largest_share", False),
+           ("largest's share of abs(eta)", "medlda", "largest_eta_share", False),
+           ("largest alpha_k / sum: MedLDA", "medlda", "alpha_max_share", False),
+           ("LDA", "lda", "alpha_max_share", False), ("train s MedLDA", "medlda", "train_seconds", False))
+"""The table's columns after the tf-idf SVM's: title, model, metric, whether to show the seeds' range."""
+
+
 def table(rows: list[dict]) -> str:
-    """A markdown table of the summary rows (and the svm rows): one line per task, preprocessing and K."""
-    means = {(r["config"]["task"], r["config"]["preprocessing"], r["config"]["n_topics"], r["config"]["model"],
-              r["metric"]): r["value"] for r in rows if r["metric"].startswith("mean_")}
+    """A markdown table of the summary rows (and the svm rows): one line per task, preprocessing,
+    K and prior."""
+    means = {(r["config"]["task"], r["config"]["preprocessing"], r["config"]["n_topics"], r["config"]["alpha"],
+              r["config"]["model"], r["metric"][5:]): r for r in rows if r["metric"].startswith("mean_")}
     svm = {(r["config"]["task"], r["config"]["preprocessing"]): r["value"] for r in rows
            if r["config"].get("model") == "svm" and r["metric"] == "accuracy"}
-    keys = sorted({key[:3] for key in means}, key=lambda t: (t[0], t[2], t[1]))
-    lines = ["| task | preprocessing | K | MedLDA accuracy | tf-idf SVM | NPMI (w) LDA | NPMI (w) MedLDA | "
-             "largest share LDA | largest share MedLDA |", "|---|---|---|---|---|---|---|---|---|"]
+    keys = sorted({key[:4] for key in means}, key=lambda t: (t[0], t[2], t[1], t[3] != "symmetric", t[3]))
+    titles = ["task", "preprocessing", "K", "alpha", "MedLDA accuracy", "tf-idf SVM", *(c[0] for c in COLUMNS[1:])]
+    lines = ["| " + " | ".join(titles) + " |", "|" + "---|" * len(titles)]
 
-    def cell(key, model, metric):
-        value = means.get((*key, model, "mean_" + metric))
-        return "-" if value is None else f"{value:.3f}"
+    def cell(key, model, metric, spread):
+        r = means.get((*key, model, metric))
+        if r is None:
+            return "-"
+        text = f"{r['value']:.0f}" if metric == "train_seconds" else f"{r['value']:.3f}"
+        return text + (f" ({r['min']:.3f}-{r['max']:.3f})" if spread and r["n"] > 1 else "")
     for key in keys:
+        cells = [cell(key, *column[1:]) for column in COLUMNS]
         baseline = "-" if key[:2] not in svm else f"{svm[key[:2]]:.3f}"
-        lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {cell(key, 'medlda', 'accuracy')} | {baseline} | "
-                     f"{cell(key, 'lda', 'npmi_weighted')} | {cell(key, 'medlda', 'npmi_weighted')} | "
-                     f"{cell(key, 'lda', 'largest_share')} | {cell(key, 'medlda', 'largest_share')} |")
+        lines.append("| " + " | ".join([*map(str, key), cells[0], baseline, *cells[1:]]) + " |")
     return "\n".join(lines)
 
 
@@ -156,16 +196,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tasks", type=_names, default=list(TASKS), help="any of binary, 20class")
     p.add_argument("--preprocessings", type=_names, default=["headers", "all", "all-maxdf"],
                    help="any of headers, all, all-maxdf")
+    p.add_argument("--priors", type=_names, default=["symmetric"],
+                   help="any of symmetric, optimized (optimize_alpha=True)")
     p.add_argument("--models", type=_names, default=list(MODELS), help="any of lda, medlda, svm")
     p.add_argument("--ks", type=lambda t: [int(k) for k in _names(t)], default=[20, 100])
     p.add_argument("--seeds", type=lambda t: [int(k) for k in _names(t)], default=[0])
     p.add_argument("--iters", type=int, default=100)
     p.add_argument("--sampler", default="light")
-    p.add_argument("--inference", default=None, help="MedLDA's inference for prediction (default: the estimator's)")
+    p.add_argument("--inference", choices=INFERENCE_METHODS, default=None,
+                   help="MedLDA's inference for prediction (default: the estimator's)")
     p.add_argument("--max-df", type=float, default=0.2, help="all-maxdf: the largest document fraction kept")
     add_out_argument(p)
     args = p.parse_args(argv)
     for value, known, flag in ((args.tasks, TASKS, "--tasks"), (args.models, MODELS, "--models"),
+                               (args.priors, PRIORS, "--priors"),
                                (args.preprocessings, preprocessings(args.max_df), "--preprocessings")):
         if not set(value) <= set(known):
             p.error(f"{flag}: unknown {', '.join(sorted(set(value) - set(known)))}")
