@@ -33,9 +33,10 @@ def test_prediction_summary_gives_median_speed_and_means_over_seeds():
     assert len(distance) == 1 and distance[0]["value"] == pytest.approx(0.09)
 
 
-def test_settings_are_the_defaults_or_burn_and_average():
+def test_settings_are_cvb0_gibbs_at_its_defaults_or_burn_and_average():
     defaults = {"n_infer_burn": 20, "n_infer_avg": 200}
-    assert bench._setting("default", defaults) == (20, 200)
+    assert bench._setting("gibbs", defaults) == bench._setting("cvb0", defaults) == (20, 200)
     assert bench._setting("100:200", defaults) == (100, 200)
     assert bench._setting("4x10:40", defaults) == (10, 40)
-    assert [bench._chains(s) for s in ("default", "100:200", "4x10:40")] == [1, 1, 4]
+    assert [bench._chains(s) for s in ("gibbs", "100:200", "4x10:40")] == [1, 1, 4]
+    assert [bench._inference(s) for s in ("cvb0", "gibbs", "100:200")] == ["cvb0", "gibbs", "gibbs"]
