@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from crashes import Crash, crash_after
 from medlda import LDA, MedLDAClassifier
-from medlda.engine import checkpoint
 from medlda.engine.alpha import ALPHA_FLOOR, AlphaOptimizer, minka_alpha
 from medlda.engine.checkpoint import CheckpointError
 from medlda.engine.local import LocalBackend
@@ -154,9 +154,6 @@ def test_a_model_file_without_its_learned_alpha_is_refused(tmp_path):
             load_model(tmp_path / "b.npz")
 
 
-class Crash(Exception):
-    """Stands for the process dying right after a checkpoint was written."""
-
 
 def test_resumed_fit_with_a_learned_alpha_equals_uninterrupted(tmp_path, monkeypatch):
     """The checkpoint at iteration 12 holds alpha as learned at 10; resuming from it ends with the
@@ -164,14 +161,7 @@ def test_resumed_fit_with_a_learned_alpha_equals_uninterrupted(tmp_path, monkeyp
     X, _ = _corpus(n_docs=150)
     kw = dict(optimize_alpha=True, max_iter=17, sampler="light", random_state=2)
     reference = LDA(5, **kw).fit(X)
-    save = checkpoint.save_snapshot
-
-    def save_then_crash(path, snap, *args):
-        save(path, snap, *args)
-        if snap.iteration == 12:
-            raise Crash
-
-    monkeypatch.setattr(checkpoint, "save_snapshot", save_then_crash)
+    crash_after(monkeypatch, 12)
     with pytest.raises(Crash):
         LDA(5, checkpoint_every=4, checkpoint_path=tmp_path / "c", **kw).fit(X)
     monkeypatch.undo()

@@ -13,11 +13,11 @@ import time
 import numpy as np
 import pytest
 
+from crashes import Crash, crash_after
 from medlda import LDA, MedLDAClassifier
 from medlda.cli import main
 from medlda.data.readers import write_bow
 from medlda.data.synthetic import make_supervised_corpus
-from medlda.engine import checkpoint
 from medlda.engine.checkpoint import CheckpointError
 from medlda.io.model_file import load_model
 
@@ -33,19 +33,6 @@ def _stored_iteration(path) -> int:
         return json.loads(archive["__metadata__"].tobytes())["iteration"]
 
 
-class Crash(Exception):
-    """Stands for the process dying right after a checkpoint was written."""
-
-
-def _crash_after(monkeypatch, iteration: int) -> None:
-    save = checkpoint.save_snapshot
-
-    def save_then_crash(path, snap, *args):
-        save(path, snap, *args)
-        if snap.iteration == iteration:
-            raise Crash
-
-    monkeypatch.setattr(checkpoint, "save_snapshot", save_then_crash)
 
 
 # light collapsed at K = 30: its hashes, rebuilt from the counts, would lay their slots out in
@@ -59,7 +46,7 @@ def test_crashed_and_resumed_fit_equals_uninterrupted(tmp_path, monkeypatch, sma
     kw = dict(max_iter=9, sampler=sampler, light_variant=variant, random_state=1, n_eta_avg=4, phi_every=phi_every)
     reference = MedLDAClassifier(n_topics, **kw).fit(corpus, y)
     path = tmp_path / "run.ckpt"
-    _crash_after(monkeypatch, 6)
+    crash_after(monkeypatch, 6)
     with pytest.raises(Crash):
         MedLDAClassifier(n_topics, checkpoint_every=3, checkpoint_path=path, **kw).fit(corpus, y)
     monkeypatch.undo()
@@ -77,7 +64,7 @@ def test_a_checkpoint_whose_hash_does_not_fit_the_corpus_is_refused(tmp_path, mo
     corpus, y = small
     kw = dict(max_iter=6, sampler="light", light_variant="collapsed", random_state=1, checkpoint_every=3,
               checkpoint_path=tmp_path / "c")
-    _crash_after(monkeypatch, 3)
+    crash_after(monkeypatch, 3)
     with pytest.raises(Crash):
         MedLDAClassifier(30, **kw).fit(corpus, y)
     monkeypatch.undo()
@@ -104,7 +91,7 @@ def test_unsupervised_resume(tmp_path, monkeypatch, small):
     corpus, _ = small
     kw = dict(max_iter=6, sampler="light", random_state=2)
     reference = LDA(5, **kw).fit(corpus)
-    _crash_after(monkeypatch, 2)
+    crash_after(monkeypatch, 2)
     with pytest.raises(Crash):
         LDA(5, checkpoint_every=2, checkpoint_path=tmp_path / "c", **kw).fit(corpus)
     monkeypatch.undo()

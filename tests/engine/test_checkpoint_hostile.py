@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from crashes import Crash, crash_after
 from medlda import LDA, MedLDAClassifier
 from medlda.data.synthetic import make_supervised_corpus
-from medlda.engine import checkpoint
 from medlda.engine.checkpoint import CheckpointError
 from medlda.exceptions import MedLDAError
 from medlda.models import base
@@ -26,9 +26,6 @@ from npz_fuzz import mutations, read, write
 K, N_ITER = 5, 4
 SETTINGS = dict(max_iter=N_ITER, sampler="light", light_variant="collapsed", random_state=1, checkpoint_every=2)
 
-
-class Crash(Exception):
-    """Stands for the process dying right after the checkpoint of iteration 2 was written."""
 
 
 @pytest.fixture(scope="module")
@@ -39,15 +36,8 @@ def small():
 
 def write_checkpoint(path, corpus, y, **kw) -> None:
     """A checkpoint of iteration 2 of 4 at ``path`` (the run stopped right after writing it)."""
-    save = checkpoint.save_snapshot
-
-    def save_then_crash(where, snap, *args):
-        save(where, snap, *args)
-        if snap.iteration == 2:
-            raise Crash
-
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(checkpoint, "save_snapshot", save_then_crash)
+        crash_after(mp, 2)
         with pytest.raises(Crash):
             MedLDAClassifier(K, checkpoint_path=path, **{**SETTINGS, **kw}).fit(corpus, y)
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from crashes import Crash, crash_after
 from medlda import MedLDAClassifier
 from medlda._kernels.rng import DOCS_PER_STREAM
 from medlda.data.synthetic import make_supervised_corpus
-from medlda.engine import checkpoint
 from medlda.engine import ray as distributed
 from medlda.engine.loop import Supervision
 from medlda.engine.ray import RayBackend, WorkerLostError, compress_change, merge_change, shard_bounds
@@ -145,9 +145,6 @@ def test_killed_worker_mid_fit_points_to_the_checkpoint(ray, data, monkeypatch, 
     assert path.exists()
 
 
-class Stop(Exception):
-    """Stands for the driver dying right after a checkpoint was written."""
-
 
 @pytest.mark.slow
 def test_dp_resume_from_checkpoint_on_a_memory_mapped_corpus(ray, data, monkeypatch, tmp_path):
@@ -157,16 +154,9 @@ def test_dp_resume_from_checkpoint_on_a_memory_mapped_corpus(ray, data, monkeypa
     from medlda.data.corpus import Corpus
     mapped = Corpus.load(train.save_npy(tmp_path / "corpus"), mmap=True)
     assert mapped.mmap_file is not None
-    save = checkpoint.save_snapshot
-
-    def save_then_stop(path, snap, *args):
-        save(path, snap, *args)
-        if snap.iteration == 4:
-            raise Stop
-
-    monkeypatch.setattr(checkpoint, "save_snapshot", save_then_stop)
+    crash_after(monkeypatch, 4)
     path = tmp_path / "dp.ckpt"
-    with pytest.raises(Stop):
+    with pytest.raises(Crash):
         MedLDAClassifier(5, backend="ray", checkpoint_every=2, checkpoint_path=path, **kw).fit(mapped, y)
     monkeypatch.undo()
     resumed = MedLDAClassifier(5, backend="ray", checkpoint_every=2, checkpoint_path=path, resume=True,
