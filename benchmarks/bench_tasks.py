@@ -63,6 +63,7 @@ from task_labels import EtaLag, label_summary, r52_split, synthetic_split
 from medlda import MedLDAClassifier, MedLDARegressor
 from medlda.data.corpus import Corpus
 from medlda.data.readers import read_corpus
+from medlda.data.text import PAPERS, make_vectorizer
 
 SUITE = "tasks"
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -101,8 +102,13 @@ def _trace_row(out: RowWriter, args, config: dict, model, seed: int) -> None:
         out.write(config, "train_accuracy_trace", [round(t["train_accuracy"], 4) for t in trace], "", seed=seed)
 
 
+def _news_reading(args) -> dict:
+    """read_corpus keywords of --news: the papers' preprocessing (headers) or the library's (all)."""
+    return {"vectorizer": make_vectorizer(**PAPERS)} if args.news == "headers" else {}
+
+
 def news_runs(out: RowWriter, args) -> None:
-    train, test = _split(args.data / ARCHIVES["news"])
+    train, test = _split(args.data / ARCHIVES["news"], **_news_reading(args))
     y, y_test = train.single_labels(), test.single_labels()
     grid = [(k, sampler, strategy, loss, seed, setting) for k in args.ks for sampler in args.samplers
             for strategy in args.strategies for loss in args.losses for seed in args.seeds
@@ -233,7 +239,7 @@ def reuters_runs(out: RowWriter, args) -> None:
 
 
 def validation_runs(out: RowWriter, args) -> None:
-    full = read_corpus(args.data / ARCHIVES["validation"], subset="train")
+    full = read_corpus(args.data / ARCHIVES["validation"], subset="train", **_news_reading(args))
     y = full.single_labels()
     perm = np.random.default_rng(123).permutation(full.n_docs)
     held, kept = np.sort(perm[: full.n_docs // 5]), np.sort(perm[full.n_docs // 5:])
@@ -303,6 +309,9 @@ def main() -> None:
     p.add_argument("--strategies", type=_names, default=["multitask", "ovr"])
     p.add_argument("--losses", type=_names, default=["hinge", "logistic"])
     p.add_argument("--iters", type=int, default=50, help="20 Newsgroups training iterations")
+    p.add_argument("--news", choices=["headers", "all"], default="headers",
+                   help="20 Newsgroups preprocessing: headers (the papers': the header block dropped but its "
+                        "Subject) or all (the library's default: quotes and signatures dropped too)")
     p.add_argument("--settings", default="{}",
                    help="validation, hotel-validation, news, r52, synthetic: ';'-separated JSON objects of "
                         "estimator arguments, each a configuration")
