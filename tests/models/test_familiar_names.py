@@ -160,3 +160,7 @@ def test_summary_says_what_medlda_info_says(tmp_path, capsys):
             "set by c='auto' from the training documents' mean length" in regression)
     assert "epsilon: 0.001, the error within which a prediction costs nothing (in standard deviations" in regression
     assert "topics: 2" in str(LDA(2, **QUICK).fit(DOCS).summary())
+    assert "document-topic prior" not in text  # the symmetric prior is in the parameters
+    learned = LDA(2, optimize_alpha=True, **{**QUICK, "max_iter": 20}).fit(DOCS)
+    assert learned.summary()["alpha"] == pytest.approx(learned.alpha_.tolist())
+    assert "document-topic prior: learned (optimize_alpha), alpha_k from" in str(learned.summary())

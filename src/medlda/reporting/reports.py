@@ -175,6 +175,9 @@ def model_summary(model, meta: dict | None = None, path=None) -> Summary:
     for key in ("label_column", "n_docs", "n_tokens", "train_seconds", "tokens_per_second"):
         if key in stats:
             out[key] = stats[key]
+    alpha = getattr(model, "alpha_", None)
+    if getattr(model, "optimize_alpha", False) and alpha is not None and np.ndim(alpha) == 1:
+        out["alpha"] = [float(a) for a in alpha]  # learned during the fit
     for key, attr in (("train_accuracy", "train_accuracy_"), ("train_r2", "train_score_"), ("log_joint", "log_joint_")):
         if getattr(model, attr, None) is not None:
             out[key] = getattr(model, attr)
@@ -220,6 +223,12 @@ def summary_lines(summary: dict) -> list[str]:
     if "train_r2" in s:
         lines.append(f"R^2 on the training documents: {s['train_r2']:.4g}")
     lines += _constants_in_words(s, params)
+    if "alpha" in s:
+        alpha = np.asarray(s["alpha"])
+        top = int(np.argmax(alpha))
+        lines.append(f"document-topic prior: learned (optimize_alpha), alpha_k from {alpha.min():.3g} to {alpha.max():.3g}, "
+                     f"sum {alpha.sum():.3g}; topic {top} has the largest, {alpha[top] / alpha.sum():.0%} of the prior "
+                     "mass (a topic with a large alpha_k is expected in every document: it gathers common words)")
     if "log_joint" in s:
         lines.append(f"log joint probability of the training words and topics: {s['log_joint']:.6g}")
     if "saved_by" in s:
