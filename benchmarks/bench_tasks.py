@@ -13,6 +13,7 @@
 - ``reuters``: Reuters-21578 ModApte multi-label (90 categories): F1 micro and macro for each K;
 - ``r52``: Reuters-21578 R52 (ModApte documents with one topic, 52 categories, 6,532 / 2,568):
   test and training accuracy for each K (``--r52-ks``), sampler and setting (``--settings``);
+- ``r8``: R52's documents of its eight largest training classes (5,485 / 2,189), as ``r52``;
 - ``synthetic``: documents drawn from the model (``make_supervised_corpus``, generator seed 0):
   4,000 documents of 80 words, 30 planted topics, 30 classes of Zipf shares (``class_skew`` 1,
   the largest 750 documents, the smallest 25), a fifth of the labels redrawn at random; the first
@@ -23,7 +24,7 @@
 
 ``--seeds`` repeats every run with each seed. ``--trace`` adds each classification fit's training
 accuracy after every iteration (metric ``train_accuracy_trace``, a list); ``--settings`` (JSON
-objects of estimator arguments) applies to news, r52 and synthetic as well. ``--eta-lag`` (r52,
+objects of estimator arguments) applies to news, r52, r8 and synthetic as well. ``--eta-lag`` (r52, r8,
 synthetic) measures how far light's eta lies from its exact conditional (``EtaLag``). Derived rows compare means over the seeds within
 the run: logistic - hinge, one-vs-rest - multitask, and the training time at K = 400 over K = 100
 (single fits of a topic model differ by about 0.005-0.01 accuracy from seed to seed).
@@ -58,7 +59,7 @@ from rows import RowWriter, add_out_argument, row
 from sklearn.feature_extraction.text import TfidfTransformer
 from sklearn.linear_model import Ridge
 from sklearn.metrics import f1_score, r2_score
-from task_labels import EtaLag, label_summary, r52_split, synthetic_split
+from task_labels import EtaLag, label_summary, r8_split, r52_split, synthetic_split
 
 from medlda import MedLDAClassifier, MedLDARegressor
 from medlda.data.corpus import Corpus
@@ -69,7 +70,7 @@ SUITE = "tasks"
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 ARCHIVES = {"news": "20news-bydate.tar.gz", "hotel": "hotel-reviews.tar.gz", "reuters": "reuters21578.tar.gz",
             "validation": "20news-bydate.tar.gz", "hotel-validation": "hotel-reviews.tar.gz",
-            "r52": "reuters21578.tar.gz", "synthetic": None}
+            "r52": "reuters21578.tar.gz", "r8": "reuters21578.tar.gz", "synthetic": None}
 
 
 def _split(path: Path, **kwargs):
@@ -154,6 +155,10 @@ def single_label_runs(out: RowWriter, args, part: str, train: Corpus, test: Corp
 
 def r52_runs(out: RowWriter, args) -> None:
     single_label_runs(out, args, "r52", *r52_split(args.data / ARCHIVES["r52"]))
+
+
+def r8_runs(out: RowWriter, args) -> None:
+    single_label_runs(out, args, "r8", *r8_split(args.data / ARCHIVES["r8"]))
 
 
 def synthetic_runs(out: RowWriter, args) -> None:
@@ -303,7 +308,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", type=Path, default=DATA, help="folder with the three archives")
     p.add_argument("--parts", type=_names, default=["news", "hotel", "reuters"],
-                   help="any of news, hotel, reuters, validation, hotel-validation, r52, synthetic")
+                   help="any of news, hotel, reuters, validation, hotel-validation, r52, r8, synthetic")
     p.add_argument("--ks", type=_ints, default=[20, 50, 100, 200, 400], help="20 Newsgroups K values")
     p.add_argument("--samplers", type=_names, default=["light", "gibbs"])
     p.add_argument("--strategies", type=_names, default=["multitask", "ovr"])
@@ -313,21 +318,21 @@ def main() -> None:
                    help="20 Newsgroups preprocessing: headers (the papers': the header block dropped but its "
                         "Subject) or all (the library's default: quotes and signatures dropped too)")
     p.add_argument("--settings", default="{}",
-                   help="validation, hotel-validation, news, r52, synthetic: ';'-separated JSON objects of "
+                   help="validation, hotel-validation, news, r52, r8, synthetic: ';'-separated JSON objects of "
                         "estimator arguments, each a configuration")
     p.add_argument("--trace", action="store_true",
-                   help="news, r52, synthetic: also each fit's training accuracy after every iteration")
+                   help="news, r52, r8, synthetic: also each fit's training accuracy after every iteration")
     p.add_argument("--hotel-ks", type=_ints, default=[5, 10, 20, 30, 50])
     p.add_argument("--hotel-iters", type=int, default=40)
     p.add_argument("--regression-loss", default="epsilon", choices=["epsilon", "squared"])
     p.add_argument("--reuters-ks", type=_ints, default=[50, 100])
     p.add_argument("--reuters-iters", type=int, default=50)
     p.add_argument("--eta-lag", action="store_true",
-                   help="r52, synthetic: how far light's eta lies from its exact conditional every 5 iterations "
+                   help="r52, r8, synthetic: how far light's eta lies from its exact conditional every 5 iterations "
                         "(metric eta_lag: [iteration, whitened squared distance / K, bias z-score]; the fit's "
                         "time then includes the measurement)")
-    p.add_argument("--r52-ks", type=_ints, default=[20, 50], help="r52 and synthetic K values")
-    p.add_argument("--r52-iters", type=int, default=50, help="r52 and synthetic training iterations")
+    p.add_argument("--r52-ks", type=_ints, default=[20, 50], help="r52, r8 and synthetic K values")
+    p.add_argument("--r52-iters", type=int, default=50, help="r52, r8 and synthetic training iterations")
     p.add_argument("--n-jobs", type=int, default=-1, help="processes for one-vs-rest (multitask runs use one core)")
     p.add_argument("--seeds", type=_ints, default=[0], help="seeds; each run is repeated with each")
     p.add_argument("--positive-cost", default="auto", type=lambda v: v if v == "auto" else float(v),
@@ -341,7 +346,8 @@ def main() -> None:
             sys.exit(f"{ARCHIVES[part]} not found in {args.data}; pass --data")
     out = RowWriter(SUITE, args.out)
     runs = {"news": news_runs, "hotel": hotel_runs, "reuters": reuters_runs, "validation": validation_runs,
-            "hotel-validation": hotel_validation_runs, "r52": r52_runs, "synthetic": synthetic_runs}
+            "hotel-validation": hotel_validation_runs, "r52": r52_runs, "r8": r8_runs,
+            "synthetic": synthetic_runs}
     for part in args.parts:
         runs[part](out, args)
     for derived in summary(out.rows) + label_summary(out.rows):

@@ -30,6 +30,26 @@ def r52_split(path: Path) -> tuple[Corpus, Corpus]:
                                   news=False)
 
 
+R8_TOPICS = 10  # R8: R52's documents of the ten most frequent ModApte categories (two never stand alone)
+
+
+def r8_split(path: Path) -> tuple[Corpus, Corpus]:
+    """R8's training and test corpora (5,485 / 2,189): R52's documents whose category is among the
+    ``R8_TOPICS`` most frequent of the ModApte training documents (multi-label ones counted too),
+    over the words of those training documents."""
+    _, labels, _, _ = modapte_subset(path, "train")
+    names, counts = np.unique([name for doc in labels for name in doc], return_counts=True)
+    kept = set(names[np.argsort(-counts, kind="stable")[:R8_TOPICS]])
+    splits = []
+    for subset in ("train", "test"):
+        texts, labels, _, ids = modapte_subset(path, subset, single_label=True)
+        keep = [j for j, doc in enumerate(labels) if doc[0] in kept]
+        vocabulary = splits[0].vocabulary if splits else None
+        splits.append(texts_to_corpus([texts[j] for j in keep], [labels[j] for j in keep],
+                                      [f"NEWID={ids[j]}" for j in keep], path, vocabulary, None, news=False))
+    return splits[0], splits[1]
+
+
 def synthetic_split() -> tuple[Corpus, Corpus]:
     """The ``synthetic`` part's corpus: many small classes, noisy labels; 3,000 train, 1,000 test."""
     corpus, _ = make_supervised_corpus(4000, 30, words_per_topic=30, doc_length=80, n_classes=30, class_skew=1.0,

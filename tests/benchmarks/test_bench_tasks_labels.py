@@ -56,3 +56,13 @@ def test_conditional_distance_is_zero_at_the_mean_and_whitened_elsewhere():
     assert d2 == pytest.approx(np.mean((e ** 2).sum(axis=1)) / 3)
     shifted = labels.conditional_distance(mean + 1.0, zbar, kappa, w, nu)  # off along the bias only
     assert shifted[1] > 1.0
+
+
+@pytest.mark.slow
+def test_r8_is_the_standard_split_of_eight_classes(shared_data):
+    train, test = labels.r8_split(shared_data / "reuters21578.tar.gz")
+    assert (train.n_docs, test.n_docs) == (5485, 2189)
+    names = Counter(doc[0] for doc in train.labels)
+    assert sorted(names) == ["acq", "crude", "earn", "grain", "interest", "money-fx", "ship", "trade"]
+    assert (names["earn"], names["grain"]) == (2840, 41)
+    assert test.vocabulary is not None and np.array_equal(test.vocabulary, train.vocabulary)
