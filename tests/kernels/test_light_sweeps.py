@@ -72,7 +72,7 @@ def test_collapsed_sweep_draws_the_same_without_fastmath(plain, mode, n_mh, n_ta
 
     def sweep(tokens, counts, prior, words, supervision, streams, log):
         plain.collapsed(0, streams.size, tokens, counts, prior, words, supervision, PROPOSAL_MODES[mode],
-                        task_kind(n_tasks), n_mh, streams, log, 0)
+                        task_kind(n_tasks), n_mh, streams, log, 0, False, int(np.diff(tokens.doc_ptr).max()))
 
     exact = collapsed_sweeps(sweep, p.copy(), 3)
     assert not _fastmath_in(plain.collapsed)
