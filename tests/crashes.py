@@ -19,3 +19,19 @@ def crash_after(monkeypatch, iteration: int) -> None:
             raise Crash
 
     monkeypatch.setattr(checkpoint, "save_snapshot", save_then_crash)
+
+
+def crash_then_resume(monkeypatch, fit, iteration: int, between=None):
+    """``fit(resume=False)`` dies right after its checkpoint of ``iteration``; ``between()`` (if
+    given) looks at what it left; returns ``fit(resume=True)``, the run taken up from there."""
+    crash_after(monkeypatch, iteration)
+    try:
+        fit(resume=False)
+    except Crash:
+        pass
+    else:
+        raise AssertionError(f"the run did not stop at its checkpoint of iteration {iteration}")
+    monkeypatch.undo()
+    if between is not None:
+        between()
+    return fit(resume=True)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from crashes import Crash, crash_after
+from crashes import crash_then_resume
 from medlda import LDA, MedLDAClassifier
 from medlda.engine.alpha import ALPHA_FLOOR, AlphaOptimizer, minka_alpha
 from medlda.engine.checkpoint import CheckpointError
@@ -161,11 +161,9 @@ def test_resumed_fit_with_a_learned_alpha_equals_uninterrupted(tmp_path, monkeyp
     X, _ = _corpus(n_docs=150)
     kw = dict(optimize_alpha=True, max_iter=17, sampler="light", random_state=2)
     reference = LDA(5, **kw).fit(X)
-    crash_after(monkeypatch, 12)
-    with pytest.raises(Crash):
-        LDA(5, checkpoint_every=4, checkpoint_path=tmp_path / "c", **kw).fit(X)
-    monkeypatch.undo()
-    resumed = LDA(5, checkpoint_every=4, checkpoint_path=tmp_path / "c", resume=True, **kw).fit(X)
+    resumed = crash_then_resume(
+        monkeypatch, lambda resume: LDA(5, checkpoint_every=4, checkpoint_path=tmp_path / "c", resume=resume,
+                                        **kw).fit(X), 12)
     assert resumed.fit_stats_["resumed_from_iteration"] == 12
     np.testing.assert_array_equal(resumed.alpha_, reference.alpha_)
     np.testing.assert_array_equal(resumed.topic_word_counts_, reference.topic_word_counts_)

@@ -13,7 +13,7 @@ import time
 import numpy as np
 import pytest
 
-from crashes import Crash, crash_after
+from crashes import Crash, crash_after, crash_then_resume
 from medlda import LDA, MedLDAClassifier
 from medlda.cli import main
 from medlda.data.readers import write_bow
@@ -26,6 +26,10 @@ from medlda.io.model_file import load_model
 def small():
     corpus, _ = make_supervised_corpus(300, 5, words_per_topic=10, doc_length=40, random_state=0)
     return corpus, corpus.single_labels()
+
+
+def _check_stored(path, iteration: int) -> None:
+    assert _stored_iteration(path) == iteration
 
 
 def _stored_iteration(path) -> int:
@@ -46,12 +50,11 @@ def test_crashed_and_resumed_fit_equals_uninterrupted(tmp_path, monkeypatch, sma
     kw = dict(max_iter=9, sampler=sampler, light_variant=variant, random_state=1, n_eta_avg=4, phi_every=phi_every)
     reference = MedLDAClassifier(n_topics, **kw).fit(corpus, y)
     path = tmp_path / "run.ckpt"
-    crash_after(monkeypatch, 6)
-    with pytest.raises(Crash):
-        MedLDAClassifier(n_topics, checkpoint_every=3, checkpoint_path=path, **kw).fit(corpus, y)
-    monkeypatch.undo()
-    assert _stored_iteration(path) == 6
-    resumed = MedLDAClassifier(n_topics, checkpoint_every=3, checkpoint_path=path, resume=True, **kw).fit(corpus, y)
+
+    def fit(resume):
+        return MedLDAClassifier(n_topics, checkpoint_every=3, checkpoint_path=path, resume=resume, **kw).fit(corpus, y)
+
+    resumed = crash_then_resume(monkeypatch, fit, 6, between=lambda: _check_stored(path, 6))
     assert resumed.fit_stats_["resumed_from_iteration"] == 6
     np.testing.assert_array_equal(resumed.topic_word_counts_, reference.topic_word_counts_)
     np.testing.assert_array_equal(resumed.eta_samples_, reference.eta_samples_)
@@ -91,11 +94,9 @@ def test_unsupervised_resume(tmp_path, monkeypatch, small):
     corpus, _ = small
     kw = dict(max_iter=6, sampler="light", random_state=2)
     reference = LDA(5, **kw).fit(corpus)
-    crash_after(monkeypatch, 2)
-    with pytest.raises(Crash):
-        LDA(5, checkpoint_every=2, checkpoint_path=tmp_path / "c", **kw).fit(corpus)
-    monkeypatch.undo()
-    resumed = LDA(5, checkpoint_every=2, checkpoint_path=tmp_path / "c", resume=True, **kw).fit(corpus)
+    resumed = crash_then_resume(
+        monkeypatch, lambda resume: LDA(5, checkpoint_every=2, checkpoint_path=tmp_path / "c", resume=resume,
+                                        **kw).fit(corpus), 2)
     np.testing.assert_array_equal(resumed.topic_word_counts_, reference.topic_word_counts_)
     np.testing.assert_array_equal(resumed.transform(corpus), reference.transform(corpus))
 
