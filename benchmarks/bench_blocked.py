@@ -1,4 +1,4 @@
-"""Blocked collapsed Gibbs (SPEC §8) against single-site Gibbs (suite "blocked"): mixing and speed.
+"""Blocked collapsed Gibbs (docs/mathematics.md §8) against single-site Gibbs (suite "blocked"): mixing and speed.
 
 (a) ``synthetic``: the paper's generated corpus (D = 2000, V = 25, K = 10, 100 tokens per
     document, alpha_k = 0.1, beta = 0.01; topics are Griffiths & Steyvers' 5 x 5 bars, or

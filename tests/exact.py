@@ -92,7 +92,7 @@ def state_index(z: np.ndarray, n_topics: int) -> int:
 
 # -- log psi of every loss, and the factors a supervised posterior multiplies p(W, Z) by ------------
 def log_psi(name: str, params: dict, y: float, omega: np.ndarray) -> np.ndarray:
-    """log psi(y | omega) of SPEC §2's table, before augmentation (written here independently)."""
+    """log psi(y | omega) of docs/mathematics.md §2's table, before augmentation (written here independently)."""
     c = params["c"]
     if name == "hinge":
         return -2 * c * np.maximum(0.0, params["margin"] - y * omega)
@@ -105,7 +105,7 @@ def log_psi(name: str, params: dict, y: float, omega: np.ndarray) -> np.ndarray:
 
 def fixed_augmentation(eta: np.ndarray, kappa: np.ndarray, w: np.ndarray):
     """log factor of Z given a fixed classifier and augmentation: sum kappa omega - w omega^2 / 2,
-    omega = zbar eta^T (SPEC (3), T tasks)."""
+    omega = zbar eta^T (docs/mathematics.md (3), T tasks)."""
     def factor(zbar: np.ndarray) -> float:
         omega = zbar @ eta.T
         return float(np.sum(kappa * omega - 0.5 * w * omega ** 2))

@@ -1,4 +1,4 @@
-"""Losses as augmentation draws (SPEC §2): each returns kappa and w of the Gaussian factor (1).
+"""Losses as augmentation draws (docs/mathematics.md §2): each returns kappa and w of the Gaussian factor (1).
 
 A loss knows how to draw its augmentation given omega, how to encode labels as task targets, and
 its own defaults (c, margin, positive cost). The token and eta kernels never change per loss.

@@ -1,4 +1,4 @@
-"""Blocked collapsed Gibbs (SPEC §8) against exact answers, and the mixing measures (SPEC §9).
+"""Blocked collapsed Gibbs (docs/mathematics.md §8) against exact answers, and the mixing measures (docs/mathematics.md §9).
 
 Statistical tests use chi-square at the false-alarm rate ``exact.FALSE_ALARM`` and each also
 checks the same samples against a slightly wrong answer, to show it has the power to fail. The
@@ -30,7 +30,7 @@ SIMULATIONS = ("backward", "nested")
 
 # -- the block draw: (6) by enumeration -----------------------------------------------------------
 def _log_q(a, b, c, n):
-    """log q(n) = log a^(n) b^(n) / (n! c^(n)), SPEC (6), by log-gamma."""
+    """log q(n) = log a^(n) b^(n) / (n! c^(n)), docs/mathematics.md (6), by log-gamma."""
     return gammaln(a + n) - gammaln(a) + gammaln(b + n) - gammaln(b) - gammaln(n + 1) - gammaln(c + n) + gammaln(c)
 
 

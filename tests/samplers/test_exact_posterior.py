@@ -1,7 +1,7 @@
 """Every sampler's chain against the enumerated posterior of a tiny corpus.
 
 One table, samplers x variants x targets: unsupervised LDA, a fixed classifier and augmentation
-(two tasks: G_d(k) of SPEC (3) with T > 1; or one task strong enough that the exp proposal
+(two tasks: G_d(k) of docs/mathematics.md (3) with T > 1; or one task strong enough that the exp proposal
 matters), and each loss with its augmentation and eta drawn by the training loop (eta integrated
 out of the enumerated posterior). Each case runs independent chains and a chi-square test at the
 false-alarm rate ``exact.FALSE_ALARM``, and checks the same histogram against a slightly wrong
@@ -197,7 +197,7 @@ def _tv_noise(probs: np.ndarray, n: int, seed: int = 0, draws: int = 20000) -> f
     return float(np.quantile(0.5 * np.abs(sample - probs).sum(axis=1), 1.0 - FALSE_ALARM))
 
 
-# The collapsed light variant's documented approximation (SPEC §4a): its word proposal is frozen at
+# The collapsed light variant's documented approximation (docs/mathematics.md §4a): its word proposal is frozen at
 # sweep start and its exp table built from the document's m_dt at entry, so both read the token's
 # own topic and the chain is not exactly stationary. Doc proposals read the current counts: doc mode
 # is exact (the table's cases above). The largest total variation between its stationary

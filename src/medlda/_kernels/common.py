@@ -44,7 +44,7 @@ def draw_from_cdf(state, cdf, n):
 
 @njit(cache=True, inline="always")
 def doc_task_terms(eta_kt, n_dk, d, kappa, w, length, a, b, p):
-    """Per-document pieces of G_d (SPEC (3)), written into a, b, p: a_t = kappa_dt / N_d,
+    """Per-document pieces of G_d (docs/mathematics.md (3)), written into a, b, p: a_t = kappa_dt / N_d,
     b_t = w_dt / (2 N_d^2) and p_t = a_t - 2 b_t m_t with m_t = eta_t . n_d, so that
     G_d(k) = sum_t eta_tk (p_t - b_t eta_tk) reads no m. O(T) per topic present in d."""
     n_topics, n_tasks = eta_kt.shape
@@ -71,7 +71,7 @@ def move_task_terms(eta_kt, b, p, k, sign, n_tasks):
 
 @njit(cache=True, inline="always")
 def topic_g(eta_kt, b, p, k, n_tasks):
-    """G_d(k) of SPEC (3) given p from ``doc_task_terms`` (with m = m_d^{-di}):
+    """G_d(k) of docs/mathematics.md (3) given p from ``doc_task_terms`` (with m = m_d^{-di}):
     sum_t eta_tk (p_t - b_t eta_tk). ``eta_kt`` is eta transposed (K, T), so one topic's weights
     are contiguous; the light kernels compile with reassociation, so the sum is vectorized.
     T = ``n_tasks`` >= 1 (callers check)."""

@@ -1,5 +1,5 @@
 """phi_k ~ Dirichlet(n_k. + beta) for every topic, with the word tables of the partially collapsed
-light sampler built in the same pass (SPEC §4a).
+light sampler built in the same pass (docs/mathematics.md §4a).
 
 Gamma draws (Marsaglia-Tsang, shape < 1 boosted by U^(1/a)) are made in log space: gamma(0.01)
 underflows to exactly 0 about once in a thousand draws in linear space, in log space only after

@@ -1,4 +1,4 @@
-"""Coordinate Gibbs draw of the classifier weights (SPEC (5)): O(nnz(zbar)) per sweep, no K^3."""
+"""Coordinate Gibbs draw of the classifier weights (docs/mathematics.md (5)): O(nnz(zbar)) per sweep, no K^3."""
 
 import math
 

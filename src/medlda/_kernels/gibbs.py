@@ -1,4 +1,4 @@
-"""Exact collapsed Gibbs sweep over all tokens (SPEC (2)-(3)); T = 0 tasks gives plain LDA.
+"""Exact collapsed Gibbs sweep over all tokens (docs/mathematics.md (2)-(3)); T = 0 tasks gives plain LDA.
 
 O(K * (1 + T)) per token. This is the reference every faster sampler is tested against.
 """

@@ -1,4 +1,4 @@
-"""Topic inference for new documents against a fixed phi (SPEC §7)."""
+"""Topic inference for new documents against a fixed phi (docs/mathematics.md §7)."""
 
 import numpy as np
 from numba import njit, prange

@@ -1,4 +1,4 @@
-"""Log joint and held-out likelihood (SPEC §9) over flat count arrays."""
+"""Log joint and held-out likelihood (docs/mathematics.md §9) over flat count arrays."""
 
 import math
 

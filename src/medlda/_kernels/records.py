@@ -33,7 +33,7 @@ class Blocks(NamedTuple):
 
 
 class Supervision(NamedTuple):
-    """The supervised part of the target (SPEC (1), (3)); T = 0 is unsupervised LDA."""
+    """The supervised part of the target (docs/mathematics.md (1), (3)); T = 0 is unsupervised LDA."""
 
     eta: np.ndarray  # (T, K) float64: the tasks' topic weights
     kappa: np.ndarray  # (D, T) float64: the loss's augmentation terms

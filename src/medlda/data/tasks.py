@@ -1,4 +1,4 @@
-"""Which supervised task a labeled corpus poses, and its targets (SPEC §9; the measures of each
+"""Which supervised task a labeled corpus poses, and its targets (docs/mathematics.md §9; the measures of each
 are in ``medlda.evaluation.metrics``).
 
 - classification: one label per document;

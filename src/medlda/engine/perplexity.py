@@ -1,4 +1,4 @@
-"""Mixing measures of a chain (SPEC §9): held-out perplexity by document completion.
+"""Mixing measures of a chain (docs/mathematics.md §9): held-out perplexity by document completion.
 
 The log joint is ``ChainState.log_joint``; this module holds the completion split (each
 held-out document's tokens shuffled and halved) and a measure that scores a chain's current
@@ -44,7 +44,7 @@ class CompletionSplit:
                    rng: np.random.Generator, n_jobs: int = 1) -> float:
         """exp(-sum log sum_k theta_dk phi_kw / #scored tokens), theta inferred by
         ``sampler.infer`` (on ``n_jobs`` threads) from the first halves with phi (V, K) fixed
-        (SPEC §7, §9)."""
+        (docs/mathematics.md §7, §9)."""
         first = np.diff(self.first_ptr)
         counts = sampler.infer(self.first_ids, self.first_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs)
         theta = (counts + alpha) / (first + alpha.sum())[:, None]

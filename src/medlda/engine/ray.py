@@ -1,4 +1,4 @@
-"""Data-parallel (DP) training on a Ray cluster (paper 003 §4, SPEC §4a and §5).
+"""Data-parallel (DP) training on a Ray cluster (paper 003 §4, docs/mathematics.md §4a and §5).
 
 Workers (Ray actors) hold contiguous document shards: their tokens, assignments z, doc-topic
 counts, the kernels' random streams and a NumPy generator for their documents' aux draws. Each
@@ -6,7 +6,7 @@ iteration the driver broadcasts eta and either phi ~ Dir(n_k. + beta) drawn from
 (light, partial variant: exact, the documents are independent given phi) or a snapshot of the
 global topic-word counts (collapsed light, Gibbs: the approximate distributed-LDA scheme); each
 worker draws the aux of its documents from their omega, sweeps its shard, and returns its
-topic-word count changes and its classifier statistics (SPEC (4): sum_d w zbar zbar^T and
+topic-word count changes and its classifier statistics (docs/mathematics.md (4): sum_d w zbar zbar^T and
 sum_d kappa zbar per task); the driver merges the changes, draws eta exactly from the summed
 statistics and broadcasts it. ``RayBackend`` is a backend of the training loop (``engine.loop``),
 which keeps the eta samples and the trace. Shards start at multiples of

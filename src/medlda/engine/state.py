@@ -95,5 +95,5 @@ class ChainState:
         return columns_omega(*columns, np.asarray(eta, dtype=np.float64), self.n_dk.shape[0])
 
     def log_joint(self) -> float:
-        """log p(W, Z) with theta and phi collapsed (SPEC §9)."""
+        """log p(W, Z) with theta and phi collapsed (docs/mathematics.md §9)."""
         return float(log_joint(self.n_dk, self.n_wk, self.n_k, self.doc_lengths, self.alpha, self.beta))

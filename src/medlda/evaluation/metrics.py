@@ -1,4 +1,4 @@
-"""The measures of each task (SPEC §9) and a model's errors per class, in one place.
+"""The measures of each task (docs/mathematics.md §9) and a model's errors per class, in one place.
 
 - classification: accuracy;
 - multi-label: F1 micro, and macro over the labels that occur; subset accuracy while training;

@@ -13,7 +13,7 @@ from medlda.models.params import INFERENCE, PRIOR, RUN, SAMPLING, declared
 
 
 class LDA(TransformerMixin, TopicModel):
-    """Latent Dirichlet allocation: exact collapsed Gibbs, blocked collapsed Gibbs (SPEC §8) or the
+    """Latent Dirichlet allocation: exact collapsed Gibbs, blocked collapsed Gibbs (docs/mathematics.md §8) or the
     light sampler. ``fit(X, heldout=X_heldout)`` also traces held-out perplexity."""
 
     parameters = declared((*PRIOR, *SAMPLING, "n_jobs", *INFERENCE, *RUN, "block_simulation", "trace_every"))
@@ -42,7 +42,7 @@ class LDA(TransformerMixin, TopicModel):
         return (counts + self._alpha()) / (lengths + self._alpha_total())[:, None]
 
     def perplexity(self, X) -> float:
-        """Held-out perplexity by document completion (SPEC §9); lower is better."""
+        """Held-out perplexity by document completion (docs/mathematics.md §9); lower is better."""
         check_is_fitted(self, "topic_word_counts_")
         corpus = self._input_corpus(X)
         rng = np.random.default_rng(self.random_state)

@@ -1,4 +1,4 @@
-"""One-vs-rest (SPEC §6): C independent binary models, each with its own topics, in parallel.
+"""One-vs-rest (docs/mathematics.md §6): C independent binary models, each with its own topics, in parallel.
 
 The composite keeps the binary models and presents them as one model: the C topic sets stacked
 (C*K topics) and a block-diagonal eta (C, C*K), so ``omega_c = eta_c . zbar_c`` reads the same as

@@ -191,7 +191,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
     Param("sampler", "auto", Options(lambda: ("auto", *REGISTRY)), "str",
           "'gibbs' is the exact collapsed sampler, O(K) per token: the reference. 'light' is LightMedLDA: "
           "Metropolis-Hastings with doc, word and exp proposals from alias tables, O(1) per token. "
-          "'blocked' (LDA only) redraws all tokens of one word in one document jointly (SPEC §8). 'auto' "
+          "'blocked' (LDA only) redraws all tokens of one word in one document jointly (docs/mathematics.md §8). 'auto' "
           "takes gibbs or light, whichever was measured faster for K topics with or without tasks (gibbs up "
           "to 50 topics for LDA, 20 supervised: medlda.samplers.choice); the fitted sampler_ says which.",
           "--sampler", "auto (the default: gibbs or light, whichever is faster for K: gibbs up to 50 topics for "
@@ -292,7 +292,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "--inference", "how test documents' topics are inferred: cvb0 (deterministic, fast) or gibbs "
           "(sampled posterior mean)"),
     Param("n_infer_burn", 30, _SWEEPS0, "int",
-          "Sweeps over a new document's topics before averaging (SPEC §7): enough for the chain to "
+          "Sweeps over a new document's topics before averaging (docs/mathematics.md §7): enough for the chain to "
           "forget its start (more change the estimate by less than its Monte Carlo error).",
           "--infer-burn", "sweeps over a test document's topics before averaging", "N"),
     Param("n_infer_avg", 200, _SWEEPS1, "int",
@@ -302,7 +302,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "give topic proportions farther from their posterior mean.", "--infer-avg",
           "sweeps whose topic conditionals are averaged for a test document", "N"),
     Param("trace", False, Custom(lambda v: isinstance(v, (bool, int)), "True or False"), "bool",
-          "Record the log joint (SPEC §9) after every iteration in ``trace_``, a list of dicts with "
+          "Record the log joint (docs/mathematics.md §9) after every iteration in ``trace_``, a list of dicts with "
           "iteration, seconds (sampling only) and log_joint (costs O(DK + VK) each, not counted in "
           "seconds); LDA.fit(X, heldout=...) adds perplexity."),
     Param("random_state", None, Custom(lambda v: True, "a seed"),

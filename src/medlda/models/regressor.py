@@ -1,6 +1,6 @@
 """MedLDARegressor: topics learned jointly with a linear response (MedLDA regression, sLDA).
 
-Same engine as the classifier (SPEC §2): the loss draws its augmentation and returns kappa and w.
+Same engine as the classifier (docs/mathematics.md §2): the loss draws its augmentation and returns kappa and w.
 The chain sees the responses centred (``y_mean_``) and scaled to unit variance (``y_scale_``), so
 c, epsilon and sigma2 mean the same on any scale of response; eta is mapped back to the
 response's units after training. Since the topic proportions sum to one, centring is a shift of

@@ -1,6 +1,6 @@
 """Samplers: how one sweep over the tokens, one draw of eta and inference for new documents are
 done (``base.Sampler``). "gibbs" is exact collapsed Gibbs (the reference), "light" LightMedLDA
-(SPEC §4, §4a), "blocked" blocked collapsed Gibbs for LDA (SPEC §8). Importing this package
+(docs/mathematics.md §4, §4a), "blocked" blocked collapsed Gibbs for LDA (docs/mathematics.md §8). Importing this package
 registers them in this order."""
 
 # imported in registration order (the reference sampler first), not sorted

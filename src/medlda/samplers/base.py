@@ -69,7 +69,7 @@ class Sampler:
     def infer(self, word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.ndarray, alpha: np.ndarray,
               n_burn: int, n_avg: int, rng: np.random.Generator, n_jobs: int = 1,
               progress: Callable[[int], None] | None = None, doc_seeded: bool = False) -> np.ndarray:
-        """Averaged doc-topic counts (D, K) of new documents given phi (SPEC §7)."""
+        """Averaged doc-topic counts (D, K) of new documents given phi (docs/mathematics.md §7)."""
         raise NotImplementedError
 
     def chain_arrays(self, state) -> dict[str, np.ndarray]:

@@ -1,4 +1,4 @@
-"""Blocked collapsed Gibbs for unsupervised LDA (SPEC §8): the sampler object over the kernel.
+"""Blocked collapsed Gibbs for unsupervised LDA (docs/mathematics.md §8): the sampler object over the kernel.
 
 Tokens are grouped once per corpus into blocks (same document, same word) by a stable sort of
 each document's tokens by word; ``z`` keeps the corpus token order and the kernel reaches a
@@ -95,7 +95,7 @@ class BlockedGibbs(Sampler):
     def sweep(self, state, eta, kappa, w, rng, phi_wk=None) -> None:
         """One blocked sweep over every block of ``state`` (``eta`` must have no tasks)."""
         if eta.shape[0] > 0:
-            raise ValueError("the blocked sampler is for unsupervised LDA only (SPEC §8); "
+            raise ValueError("the blocked sampler is for unsupervised LDA only (docs/mathematics.md §8); "
                              f"got {eta.shape[0]} supervised task(s): use sampler='gibbs' or 'light'")
         if not isinstance(state.cache, BlockedCache):
             state.cache = BlockedCache()
@@ -111,7 +111,7 @@ class BlockedGibbs(Sampler):
 
     def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs: int = 1,
               progress=None, doc_seeded: bool = False) -> np.ndarray:
-        """Averaged doc-topic counts (D, K) of new documents given phi (SPEC §7), by the same
+        """Averaged doc-topic counts (D, K) of new documents given phi (docs/mathematics.md §7), by the same
         single-site inference as the exact sampler (so perplexities of the two compare)."""
         return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs, progress, doc_seeded)
 

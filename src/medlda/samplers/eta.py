@@ -1,4 +1,4 @@
-"""Draws of the classifier weights eta given Z and the augmentation (SPEC §5)."""
+"""Draws of the classifier weights eta given Z and the augmentation (docs/mathematics.md §5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Exact collapsed Gibbs (SPEC §4): the reference sampler."""
+"""Exact collapsed Gibbs (docs/mathematics.md §4): the reference sampler."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ class ExactGibbs(Sampler):
 
     def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs: int = 1,
               progress=None, doc_seeded: bool = False) -> np.ndarray:
-        """Averaged doc-topic counts (D, K) of new documents given phi (SPEC §7): exact Gibbs,
+        """Averaged doc-topic counts (D, K) of new documents given phi (docs/mathematics.md §7): exact Gibbs,
         O(topics in use) per token (``sparse_infer_doc_topic``), on ``n_jobs`` threads."""
         return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs, progress, doc_seeded)
 

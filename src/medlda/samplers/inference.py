@@ -1,4 +1,4 @@
-"""Topic inference for new documents (SPEC §7): the orchestration around the inference kernels."""
+"""Topic inference for new documents (docs/mathematics.md §7): the orchestration around the inference kernels."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def gibbs_infer(word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.ndarray, a
                 n_burn: int, n_avg: int, rng: np.random.Generator, n_jobs: int = 1,
                 progress: Callable[[int], None] | None = None, doc_seeded: bool = False) -> np.ndarray:
     """Exact Gibbs inference of new documents' expected doc-topic counts (D, K): each token's
-    conditional averaged over the last n_avg of n_burn + n_avg sweeps (SPEC §7). ``n_jobs``
+    conditional averaged over the last n_avg of n_burn + n_avg sweeps (docs/mathematics.md §7). ``n_jobs``
     threads share the documents; the result is the same for any number. ``progress(n)`` is
     called as each group of documents is done, with how many (the same result: a document's
     draws come from its own stream block). ``doc_seeded``: each document's draws come from one

@@ -1,4 +1,4 @@
-"""LightMedLDA (SPEC §4, §4a): Metropolis-Hastings with doc / word / exp proposals and alias
+"""LightMedLDA (docs/mathematics.md §4, §4a): Metropolis-Hastings with doc / word / exp proposals and alias
 tables, in two variants (partially collapsed given phi, or the papers' fully collapsed one)."""
 
 from __future__ import annotations
@@ -284,7 +284,7 @@ class Light(Sampler):
         return not self._exact_eta_is_cheap(n_docs, n_tokens, n_topics, n_tasks)
 
     def draw_eta(self, state, eta, kappa, w, nu, rng) -> tuple[np.ndarray, np.ndarray]:
-        """eta drawn exactly, or by n_gibbs coordinate Gibbs sweeps (SPEC §5) on zbar's sparse
+        """eta drawn exactly, or by n_gibbs coordinate Gibbs sweeps (docs/mathematics.md §5) on zbar's sparse
         topic columns followed by one draw of each task's bias (``shift_eta``); returns eta and
         omega = zbar @ eta.T (D, T) for it. "auto" draws exactly where that is cheap or eta is
         all zero (a chain's start, far from eta's conditional), else with probability
@@ -308,7 +308,7 @@ class Light(Sampler):
 
     def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs: int = 1,
               progress=None, doc_seeded: bool = False) -> np.ndarray:
-        """Averaged doc-topic counts (D, K) of new documents given phi (SPEC §7): the exact sparse
+        """Averaged doc-topic counts (D, K) of new documents given phi (docs/mathematics.md §7): the exact sparse
         Gibbs of ``gibbs_infer``, on ``n_jobs`` threads."""
         return gibbs_infer(word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs, progress, doc_seeded)
 

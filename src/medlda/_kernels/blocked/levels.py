@@ -1,4 +1,4 @@
-"""Nested simulation of a block draw (SPEC §8) on the plain path, over a tree stored level by level.
+"""Nested simulation of a block draw (docs/mathematics.md §8) on the plain path, over a tree stored level by level.
 
 Same draw as the per-node tree of ``block_normalizers``, laid out for speed: with P the power
 of two >= K, node i of level L (P / 2^L nodes) has children i and i + P / 2^(L+1) of level

@@ -1,4 +1,4 @@
-"""Normalizers of a block draw (SPEC §8): the leaves q_k and their convolutions h.
+"""Normalizers of a block draw (docs/mathematics.md §8): the leaves q_k and their convolutions h.
 
 Used by ``blocked.sweep``, whose docstring explains the numerics (plain products inside a proved
 range, else log-space leaves, a common tilt and per-node rescaling) and the tail cut. Layout:

@@ -1,4 +1,4 @@
-"""Blocked collapsed Gibbs for LDA (SPEC §8): all C_dv tokens of word v in document d at once.
+"""Blocked collapsed Gibbs for LDA (docs/mathematics.md §8): all C_dv tokens of word v in document d at once.
 
 The block's topic-count vector is drawn from (6),
 
@@ -15,7 +15,7 @@ C ratios q_k(n + 1) / q_k(n), and every sum of the at most (K + C)^C such produc
 the normal double range, plain products are exact to rounding (h(0) = 1 throughout). Otherwise
 (long blocks) the q_k are built in log space, tilted by a common factor r^n (it multiplies every
 count vector of total C by the same r^C, so the distribution is unchanged) so that the likeliest
-single-topic clump weighs about 1, and every node's h is divided by its own maximum (SPEC's
+single-topic clump weighs about 1, and every node's h is divided by its own maximum (docs/mathematics.md's
 rescaled normalizers; a node's scale cancels in every draw it takes part in).
 
 Nested blocks on the plain path (or whose own ratio bound fits under a tilt, ``level_tilt``)

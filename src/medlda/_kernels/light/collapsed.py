@@ -1,4 +1,4 @@
-"""The collapsed light sweep (SPEC §4, §4a): the papers' sampler, over the per-word hashed counts.
+"""The collapsed light sweep (docs/mathematics.md §4, §4a): the papers' sampler, over the per-word hashed counts.
 
 Target per token: (n_dk^- + alpha_k) (n_kw^- + beta) / (n_k^- + Vbeta) exp(G_d(k)), with the
 current counts. The word proposal is frozen at sweep start (``word_hash.compact_and_build``), the

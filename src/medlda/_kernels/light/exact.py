@@ -1,4 +1,4 @@
-"""The partially collapsed light sweep (SPEC (2b)): exact MH given an explicit phi.
+"""The partially collapsed light sweep (docs/mathematics.md (2b)): exact MH given an explicit phi.
 
 Target per token: (n_dk^- + alpha_k) phi_kw exp(G_d(k)). The word tables come from phi and the
 exp table from per-sweep constants only, so every proposal is a fixed function of (phi, eta,

@@ -1,4 +1,4 @@
-"""The exp proposal q(k) = exp(G_d(k)) / Z of a supervised document (SPEC §4), its table, and
+"""The exp proposal q(k) = exp(G_d(k)) / Z of a supervised document (docs/mathematics.md §4), its table, and
 what a light sweep sets up per sweep and per document for it.
 
 Its draws take one of two forms, whichever costs less for the draws a document makes: Vose's

@@ -1,4 +1,4 @@
-"""The light sweeps' proposals (SPEC §4): modes, the MH acceptance, and draws through word_table rows.
+"""The light sweeps' proposals (docs/mathematics.md §4): modes, the MH acceptance, and draws through word_table rows.
 
 Every proposal kind (doc, word, exp) is two alias tables in ``word_table``'s entries, drawn
 through a row of ``draw_split`` parameters (``set_row``, ``draw_kind``), so one code path serves

@@ -1,4 +1,4 @@
-"""The light sweeps (SPEC §4, §4a) compiled for one proposal mode, task kind and n_mh.
+"""The light sweeps (docs/mathematics.md §4, §4a) compiled for one proposal mode, task kind and n_mh.
 
 ``collapsed`` is the papers' sampler (``collapsed.collapsed_blocks``), ``exact`` the partially
 collapsed one (``exact.exact_blocks``); each has a threaded form that splits the random-stream
@@ -66,7 +66,7 @@ class Sweeps:
                                       words.slots, words.top)
 
     def exact(self, tokens, counts, prior, phi, supervision, streams, log) -> None:
-        """One MH sweep of the partially collapsed light sampler (SPEC (2b)) given ``phi``
+        """One MH sweep of the partially collapsed light sampler (docs/mathematics.md (2b)) given ``phi``
         (``PhiTables``); counts, z and streams updated in place."""
         n_logged = self.exact_blocks(0, streams.size, tokens, counts, prior, phi, supervision, streams, log)
         apply_dense_moves(tokens, log, 0, n_logged, counts)

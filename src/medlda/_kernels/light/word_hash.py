@@ -11,7 +11,7 @@ the compact region (``insert_topic``). The spill area is sized for the worst cas
 cache where a dense V x K table would not.
 
 The frozen count is the count at the last compaction: the word proposal's table is built from it,
-and the MH ratio reads it back to get the stored q (SPEC §4a).
+and the MH ratio reads it back to get the stored q (docs/mathematics.md §4a).
 
 ``word_meta`` (V, 8) int64 keeps what a token of word v reads in one 64-byte row: its block
 (BASE, MASK, USED slots), its sparse proposal entries (SP_LO, SP_N) and, as float64 bits read
@@ -41,7 +41,7 @@ def new_word_table(n_entries: int, n_topics: int) -> np.ndarray:
     float32 probability, two int16 topics; eight to a cache line) for up to ``NARROW_TOPICS``
     topics, else 16 (float64, two int32). The narrow entries halve the tables that a word's draws
     read at random. A float32 probability shifts what a draw returns by at most 2^-25 / n of an
-    n-entry table, far below the collapsed sampler's bias from its frozen proposals (SPEC §4a)."""
+    n-entry table, far below the collapsed sampler's bias from its frozen proposals (docs/mathematics.md §4a)."""
     dtype = np.float32 if n_topics <= NARROW_TOPICS else np.float64
     return np.empty(TABLE_STRIDE * n_entries, dtype)
 
@@ -288,7 +288,7 @@ def to_dense(word_meta, slots, n_wk):
 def compact_and_build(word_meta: np.ndarray, slots: np.ndarray, spill: int, n_k: np.ndarray, beta: float,
                       vbeta: float, word_table: np.ndarray, inv_frozen: np.ndarray,
                       spare: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Freeze the counts, lay the hash out afresh and build the word proposal (SPEC §4, word
+    """Freeze the counts, lay the hash out afresh and build the word proposal (docs/mathematics.md §4, word
     part): q_v(k) = (n_kv + beta) / (n_k + V beta) split into a sparse per-word part
     n_kv / (n_k + V beta) over the word's non-zero topics and one dense part beta / (n_k + V beta)
     shared by all words. Returns the new (slots, top).
