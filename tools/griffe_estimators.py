@@ -31,7 +31,12 @@ KINDS = {
 
 
 class DeclaredParameters(griffe.Extension):
-    """Docstring and ``__init__`` signature of the classes that declare ``parameters``."""
+    """Docstring and ``__init__`` signature of the classes that declare ``parameters``; Sphinx
+    roles (``:func:`name```) in any docstring shown as code, as Markdown has no roles."""
+
+    def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
+        if obj.docstring is not None:
+            obj.docstring.value = code_from_roles(obj.docstring.value)
 
     def on_class_members(self, *, cls: griffe.Class, **kwargs: Any) -> None:
         if "parameters" not in cls.members or cls.name == "TopicModel":
@@ -39,7 +44,7 @@ class DeclaredParameters(griffe.Extension):
         runtime = griffe.dynamic_import(cls.path)
         old = cls.docstring
         cls.docstring = griffe.Docstring(
-            inspect.cleandoc(runtime.__doc__ or ""), lineno=old.lineno if old else cls.lineno,
+            code_from_roles(inspect.cleandoc(runtime.__doc__ or "")), lineno=old.lineno if old else cls.lineno,
             endlineno=old.endlineno if old else cls.lineno, parent=cls,
             parser=old.parser if old else None, parser_options=old.parser_options if old else None)
         cls.set_member("__init__", method(cls, "__init__", runtime.__init__, with_docstring=False))
@@ -77,5 +82,10 @@ def markdown_from_rst(doc: str) -> str:
     kept = [p for p in re.split(r"\n\s*\n", doc)
             if not p.lstrip().startswith(".. ") and not re.search(r":ref:`[^`<]+`", p)]
     doc = "\n\n".join(kept)
-    doc = re.sub(r":ref:`([^`<]*?)\s*<[^`>]*>`", r"\1", doc)
-    return re.sub(r":\w+:`~?(?:[\w.]*\.)?([^`]+)`", r"`\1`", doc)
+    return code_from_roles(re.sub(r":ref:`([^`<]*?)\s*<[^`>]*>`", r"\1", doc))
+
+
+def code_from_roles(doc: str) -> str:
+    """``:func:`~a.b.c``` (any Sphinx role) as the code span ``c``; without ``~``, the name as written."""
+    doc = re.sub(r":\w+:`~(?:[\w.]*\.)?([^`]+)`", r"`\1`", doc)
+    return re.sub(r":\w+:`([^`]+)`", r"`\1`", doc)
