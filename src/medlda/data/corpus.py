@@ -2,33 +2,70 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
-from medlda.data.corpus_files import NPY_FORMAT, NPY_META, read_corpus_folder
+from medlda.data.corpus_files import NPY_META as NPY_META  # the folder layout, as the command line names it
+from medlda.data.corpus_files import CorpusFiles
+from medlda.data.corpus_labels import CorpusLabels, as_label_tuples
+from medlda.data.counts import check_count_matrix
 from medlda.data.splits import holdout_indices
 from medlda.data.text import count_oov_tokens, make_vectorizer, vectorizer_for
-from medlda.data.tokens import is_token_lists, not_documents, token_arrays
-from medlda.exceptions import InputFormatError
-from medlda.io.atomic import atomic_write, atomic_write_text
+from medlda.data.tokens import token_arrays
 
 
 @dataclass
-class Corpus:
-    """Documents as flat token arrays.
+class Corpus(CorpusLabels, CorpusFiles):
+    """Documents as flat token arrays, with their words and labels: what every estimator reads.
 
-    ``word_ids[doc_ptr[d]:doc_ptr[d + 1]]`` are the (int32) word ids of document ``d``;
-    ``vocabulary[v]`` is the word with id ``v``. ``labels[d]`` is the tuple of label strings of
-    document ``d`` (one for single-label data, several for multi-label data, a number written
-    as text for regression) or ``labels`` is None for unlabeled data. ``n_empty_skipped`` and
-    ``n_oov_dropped`` count what the reader left out, so callers can report it. ``vectorizer``:
-    the CountVectorizer that turned raw texts into these counts, if they were texts (a model fitted
-    on the corpus keeps it, to read new texts the same way).
+    ``word_ids[doc_ptr[d]:doc_ptr[d + 1]]`` are the word ids of document ``d``, ``vocabulary[v]``
+    the word with id ``v``. A Corpus is built from counts, texts or tokens (``from_sparse``,
+    ``from_texts``, ``from_tokens``), read from files (``medlda.read_corpus``), or memory-mapped
+    (``save_npy`` and ``load``); it indexes by document as scikit-learn's splitters expect.
+
+    Parameters
+    ----------
+    word_ids : array-like of int
+        The tokens' word ids, document after document (stored as int32).
+    doc_ptr : array-like of int
+        Offsets, of length n_docs + 1, from 0 to len(word_ids).
+    vocabulary : array-like of str
+        The words, by id.
+    labels : list of tuple of str, optional
+        Each document's labels: one for single-label data, several for multi-label data, a number
+        written as text for regression; None for unlabeled data.
+    n_empty_skipped, n_oov_dropped : int, default=0
+        Documents without words, and tokens of unknown words, that the reader left out.
+    source : str, optional
+        Where the documents came from (a file name), for messages.
+    doc_names : list of str, optional
+        Each document's name in its source (e.g. "line 3"), for messages.
+    vectorizer : CountVectorizer, optional
+        The vectorizer that turned raw texts into these counts; a model fitted on the corpus
+        keeps it to read new texts the same way.
+
+    Attributes
+    ----------
+    n_docs, n_words, n_tokens : int
+        Documents, vocabulary size V and tokens.
+    doc_lengths : ndarray of shape (n_docs,)
+        Tokens per document.
+    shape : tuple of int
+        (n_docs, n_words), as the count matrix's.
+    mmap_file : str or None
+        The file the token array is memory-mapped from (``load(mmap=True)``), if it is.
+
+    Examples
+    --------
+        >>> from medlda import Corpus
+        >>> corpus = Corpus.from_tokens([["apple", "pear", "apple"], ["pear", "fig"]], labels=["a", "b"])
+        >>> corpus.n_docs, corpus.vocabulary.tolist(), corpus.doc_lengths.tolist()
+        (2, ['apple', 'fig', 'pear'], [3, 2])
+        >>> corpus[1:].labels
+        [('b',)]
     """
 
     word_ids: np.ndarray
@@ -105,7 +142,29 @@ class Corpus:
         labels: Sequence | None = None,
         source: str | None = None,
     ) -> "Corpus":
-        """Build from a document-term count matrix (scipy.sparse or dense, non-negative integers)."""
+        """A corpus of a document-term count matrix (scipy.sparse or dense, non-negative integers).
+
+        Parameters
+        ----------
+        X : sparse matrix or array-like of shape (n_docs, n_words)
+            Word counts.
+        vocabulary : sequence of str, optional
+            The words of the columns; default: the column numbers as text.
+        labels : sequence, optional
+            One label, or a sequence of labels, per document.
+        source : str, optional
+            Where the counts came from, for messages.
+
+        Returns
+        -------
+        Corpus
+
+        Examples
+        --------
+        >>> from medlda import Corpus
+        >>> Corpus.from_sparse([[2, 0, 1], [0, 3, 0]], vocabulary=["a", "b", "c"]).word_ids
+        array([0, 0, 2, 1, 1, 1], dtype=int32)
+        """
         counts = check_count_matrix(X)
         n_docs, n_words = counts.shape
         if vocabulary is None:
@@ -116,16 +175,41 @@ class Corpus:
         token_ends = np.concatenate(([0], np.cumsum(counts.data, dtype=np.int64)))
         doc_ptr = token_ends[counts.indptr]
         return cls(word_ids, doc_ptr, np.asarray(vocabulary, dtype=str),
-                   labels=_as_label_tuples(labels, n_docs), source=source)
+                   labels=as_label_tuples(labels, n_docs), source=source)
 
     @classmethod
     def from_texts(cls, texts: Iterable[str], labels: Sequence | None = None, vectorizer=None,
                    vocabulary: Sequence[str] | np.ndarray | None = None) -> "Corpus":
-        """Tokenize raw texts with ``vectorizer`` (default: ``make_vectorizer()``, the news
-        preprocessing), fitting it, and build a corpus over the words it keeps. Given a
-        ``vocabulary`` (e.g. a fitted model's ``vocabulary_``), the texts are counted against it
-        instead, with a copy of ``vectorizer``'s preprocessing: column v is word v, other tokens
-        are dropped and counted (``n_oov_dropped``), and every text stays a document, empty or not."""
+        """A corpus of raw texts, tokenized and counted by ``vectorizer``.
+
+        Parameters
+        ----------
+        texts : iterable of str
+            The documents.
+        labels : sequence, optional
+            One label, or a sequence of labels, per text.
+        vectorizer : CountVectorizer, optional
+            Default: ``medlda.data.text.make_vectorizer()``, the news preprocessing; it is fitted
+            on ``texts``, and the corpus's words are those it keeps.
+        vocabulary : sequence of str, optional
+            Count against these words instead (e.g. a fitted model's ``vocabulary_``), with a copy
+            of ``vectorizer``'s preprocessing: other tokens are dropped and counted
+            (``n_oov_dropped``), and every text stays a document, empty or not.
+
+        Returns
+        -------
+        Corpus
+
+        Examples
+        --------
+        >>> from medlda import Corpus
+        >>> from medlda.data.text import make_vectorizer
+        >>> texts = ["the cat sat on the mat", "dogs chase cats"]
+        >>> Corpus.from_texts(texts, vectorizer=make_vectorizer(min_df=1)).vocabulary.tolist()
+        ['cat', 'cats', 'chase', 'dogs', 'mat', 'sat']
+        >>> Corpus.from_texts(texts, vocabulary=["cat", "dogs", "mat"]).n_oov_dropped
+        3
+        """
         texts = list(texts)
         if vocabulary is not None:
             vectorizer = vectorizer_for(vocabulary, vectorizer=vectorizer)
@@ -141,18 +225,54 @@ class Corpus:
     @classmethod
     def from_tokens(cls, docs: Sequence[Sequence[str]], vocabulary: Sequence[str] | None = None,
                     labels: Sequence | None = None) -> "Corpus":
-        """Build from documents as lists of tokens (word strings already split). The words are the
-        documents' own, sorted, or ``vocabulary``'s (e.g. a fitted model's ``vocabulary_``: tokens
-        it lacks are dropped, as ``to_vocabulary`` drops them); each document's tokens are ordered
-        by word id, so the corpus is the one its count matrix gives."""
+        """A corpus of documents given as lists of tokens (words already split).
+
+        Each document's tokens are ordered by word id, so the corpus is the one its count matrix
+        gives.
+
+        Parameters
+        ----------
+        docs : sequence of sequence of str
+            The documents' tokens.
+        vocabulary : sequence of str, optional
+            The words (e.g. a fitted model's ``vocabulary_``): tokens it lacks are dropped and
+            counted, as ``to_vocabulary`` does. Default: the documents' own words, sorted.
+        labels : sequence, optional
+            One label, or a sequence of labels, per document.
+
+        Returns
+        -------
+        Corpus
+
+        Examples
+        --------
+        >>> from medlda import Corpus
+        >>> corpus = Corpus.from_tokens([["apple", "pear", "apple"], ["pear", "fig"]], labels=["a", "b"])
+        >>> corpus.word_ids, corpus.doc_ptr
+        (array([0, 0, 2, 1, 2], dtype=int32), array([0, 3, 5]))
+        """
         tokens, doc_ptr = token_arrays(docs)
         words, ids = np.unique(tokens, return_inverse=True)
         ids = ids[np.lexsort((ids, np.repeat(np.arange(doc_ptr.size - 1), np.diff(doc_ptr))))]
-        corpus = cls(ids, doc_ptr, words, _as_label_tuples(labels, doc_ptr.size - 1))
+        corpus = cls(ids, doc_ptr, words, as_label_tuples(labels, doc_ptr.size - 1))
         return corpus if vocabulary is None else corpus.to_vocabulary(vocabulary)
 
     def to_sparse(self) -> sp.csr_matrix:
-        """The document-term count matrix (D x V, CSR, int64 counts)."""
+        """The document-term count matrix.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_docs, n_words)
+            int64 counts.
+
+        Examples
+        --------
+        >>> from medlda import Corpus
+        >>> corpus = Corpus.from_tokens([["apple", "pear", "apple"], ["pear", "fig"]], labels=["a", "b"])
+        >>> corpus.to_sparse().toarray()
+        array([[2, 0, 1],
+               [0, 1, 1]])
+        """
         doc_of_token = np.repeat(np.arange(self.n_docs), self.doc_lengths)
         X = sp.csr_matrix(
             (np.ones(self.n_tokens, dtype=np.int64), (doc_of_token, self.word_ids)),
@@ -162,7 +282,25 @@ class Corpus:
         return X
 
     def subset(self, docs: np.ndarray | Sequence[int]) -> "Corpus":
-        """The documents with the given indices (or boolean mask), in that order."""
+        """The documents at the given indices (or boolean mask), in that order; also ``corpus[docs]``.
+
+        Parameters
+        ----------
+        docs : array-like of int or bool
+            Document indices, or a mask of length n_docs.
+
+        Returns
+        -------
+        Corpus
+            Over the same vocabulary.
+
+        Examples
+        --------
+        >>> from medlda import Corpus
+        >>> corpus = Corpus.from_tokens([["apple", "pear", "apple"], ["pear", "fig"]], labels=["a", "b"])
+        >>> corpus.subset([1, 0]).labels
+        [('b',), ('a',)]
+        """
         docs = np.arange(self.n_docs)[np.asarray(docs)]
         lengths = self.doc_lengths[docs]
         doc_ptr = np.concatenate(([0], np.cumsum(lengths)))
@@ -174,14 +312,31 @@ class Corpus:
                       source=self.source, doc_names=names, vectorizer=self.vectorizer)
 
     def to_vocabulary(self, vocabulary: Sequence[str] | np.ndarray) -> "Corpus":
-        """The same documents, in the same order, over another ``vocabulary`` (e.g. a fitted model's
-        ``vocabulary_``): each token's word gets its id there by word string, and tokens whose word
-        it lacks are dropped and added to ``n_oov_dropped``, as a reader given a fixed vocabulary
-        does. Unlike a reader, a document left without words is kept (a model gives it the prior),
-        so that predictions stay one per document. Each document's tokens come out sorted by their
-        new id, as ``from_sparse`` orders them: the same documents over the same words give the same
-        corpus, and so the same draws of a seeded model, whatever the order of their vocabulary.
-        The same vocabulary returns this corpus itself, uncopied (a memory-mapped corpus stays mapped)."""
+        """The same documents, in the same order, over another ``vocabulary``.
+
+        Each token's word gets its id there by word string; tokens whose word it lacks are dropped
+        and added to ``n_oov_dropped``. A document left without words is kept (a model gives it
+        the prior), so that predictions stay one per document. Tokens come out sorted by their new
+        id, so the same documents over the same words give the same draws of a seeded model,
+        whatever the order of the vocabulary; the same vocabulary returns this corpus itself.
+
+        Parameters
+        ----------
+        vocabulary : sequence of str
+            The words, e.g. a fitted model's ``vocabulary_``.
+
+        Returns
+        -------
+        Corpus
+
+        Examples
+        --------
+        >>> from medlda import Corpus
+        >>> corpus = Corpus.from_tokens([["apple", "pear", "apple"], ["pear", "fig"]], labels=["a", "b"])
+        >>> other = corpus.to_vocabulary(["pear", "plum"])
+        >>> other.word_ids, other.n_oov_dropped
+        (array([0, 0], dtype=int32), 3)
+        """
         vocabulary = np.asarray(vocabulary, dtype=str)
         if vocabulary is self.vocabulary or np.array_equal(vocabulary, self.vocabulary):
             return self
@@ -197,89 +352,31 @@ class Corpus:
                       source=self.source, doc_names=self.doc_names, vectorizer=self.vectorizer)
 
     def holdout(self, n_test: int, random_state=None, stratify: bool = True) -> tuple["Corpus", "Corpus"]:
-        """(train, test): ``n_test`` random documents set aside, in file order (``holdout_indices``)."""
+        """Set ``n_test`` random documents aside: (train, test), each in the corpus's order.
+
+        Parameters
+        ----------
+        n_test : int
+            Documents in the test part.
+        random_state : int, Generator or None
+            Seed of the draw.
+        stratify : bool, default=True
+            Keep each label's share in both parts (labeled corpora).
+
+        Returns
+        -------
+        train, test : Corpus
+
+        Examples
+        --------
+        >>> from medlda.data.synthetic import make_supervised_corpus
+        >>> corpus, _ = make_supervised_corpus(300, 5, doc_length=30, random_state=0)
+        >>> train, test = corpus.holdout(50, random_state=0)
+        >>> train.n_docs, test.n_docs
+        (250, 50)
+        """
         kept, held = holdout_indices(self.labels if stratify else None, self.n_docs, n_test, random_state)
         return self.subset(kept), self.subset(held)
-
-    # -- files (memory-mapped corpora) --------------------------------------------------------
-    def save_npy(self, directory) -> Path:
-        """Write the corpus to ``directory`` as ``word_ids.npy``, ``doc_ptr.npy``, ``vocabulary.npy``
-        and ``corpus.json`` (labels, names, counts), each file atomically and the JSON last; no pickle.
-        :meth:`load` with ``mmap=True`` then reads the token arrays from disk as they are used."""
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
-        (directory / NPY_META).unlink(missing_ok=True)  # a half-rewritten folder is never loadable
-        for name, arr in (("word_ids", self.word_ids), ("doc_ptr", self.doc_ptr), ("vocabulary", self.vocabulary)):
-            atomic_write(directory / f"{name}.npy", lambda f, a=arr: np.save(f, a, allow_pickle=False))
-        meta = {"format": NPY_FORMAT, "format_version": 1, "n_docs": self.n_docs, "n_tokens": self.n_tokens,
-                "n_words": self.n_words, "source": self.source, "n_empty_skipped": self.n_empty_skipped,
-                "n_oov_dropped": self.n_oov_dropped,
-                "labels": None if self.labels is None else [list(lab) for lab in self.labels],
-                "doc_names": self.doc_names}
-        atomic_write_text(directory / NPY_META, json.dumps(meta))
-        return directory
-
-    @classmethod
-    def load(cls, directory, mmap: bool = False) -> "Corpus":
-        """Read a corpus written by :meth:`save_npy`. With ``mmap=True`` the int32 token array and
-        the offsets are memory-mapped (copy-on-write, never written back): a corpus larger than
-        memory is paged in as the sampler reads it, and the kernels take the arrays as they are."""
-        parts = read_corpus_folder(directory, mmap)
-        try:
-            return cls(**parts)
-        except ValueError as err:
-            raise InputFormatError(str(directory), None, str(err)) from None
-
-    @property
-    def mmap_file(self) -> str | None:
-        """The file the token array is memory-mapped from, if it is (else None)."""
-        base = self.word_ids
-        while base is not None and not isinstance(base, np.memmap):
-            base = getattr(base, "base", None)
-        if base is None or getattr(base, "filename", None) is None or base.size != self.word_ids.size:
-            return None
-        return str(base.filename)
-
-    # -- labels ------------------------------------------------------------------------------
-    def single_labels(self) -> np.ndarray:
-        """One label per document, as integers when every label is an integer, else strings."""
-        labels = self.require_labels()
-        bad = [d for d, lab in enumerate(labels) if len(lab) != 1]
-        if bad:
-            raise ValueError(
-                f"{len(bad)} documents do not carry exactly one label (first: {self.where(bad[0])}, with "
-                f"{len(labels[bad[0]])}); single-label training needs one label per document"
-            )
-        return parse_label_values([lab[0] for lab in labels])
-
-    def multi_labels(self) -> list[tuple[str, ...]]:
-        """The label tuples of every document (multi-label data)."""
-        return list(self.require_labels())
-
-    def real_labels(self) -> np.ndarray:
-        """One real-valued response per document (regression)."""
-        labels = self.require_labels()
-        out = np.empty(len(labels))
-        for d, lab in enumerate(labels):
-            try:
-                if len(lab) != 1:
-                    raise ValueError
-                out[d] = float(lab[0])
-            except ValueError:
-                raise ValueError(f"{self.where(d)}: response {' '.join(lab)!r} is not one real number") from None
-        return out
-
-    def where(self, d: int) -> str:
-        """Document d for a message: its file and name ('line N', its file in a folder) when known."""
-        if self.doc_names is None:
-            return f"document {d}" + (f" of {self.source}" if self.source else "")
-        return f"{self.source}, {self.doc_names[d]}" if self.source else self.doc_names[d]
-
-    def require_labels(self) -> list[tuple[str, ...]]:
-        """The label tuples of every document; ValueError for an unlabeled corpus."""
-        if self.labels is None:
-            raise ValueError(f"corpus {self.source or ''} has no labels".replace("  ", " "))
-        return self.labels
 
 
 def vocabulary_lookup(words: Sequence[str] | np.ndarray, vocabulary: Sequence[str] | np.ndarray) -> np.ndarray:
@@ -301,90 +398,3 @@ def is_id_vocabulary(vocabulary: np.ndarray) -> bool:
     if n and (vocabulary[0] != "0" or vocabulary[-1] != str(n - 1)):
         return False
     return bool(np.array_equal(vocabulary, np.arange(n).astype(str)))
-
-
-def parse_label_values(values: Sequence[str]) -> np.ndarray:
-    """Label strings as an int array when all are integers ("+1", "-1", "3"), else a str array."""
-    try:
-        return np.array([int(v) for v in values], dtype=np.int64)
-    except ValueError:
-        return np.array(values, dtype=str)
-
-
-MAX_TOKENS = 2**31 - 1  # tokens of one corpus: more means X is not raw counts, or needs sharding
-
-TEXT_NOT_COUNTS = ("X holds text, not word counts: turn texts into counts first, e.g. "
-                   "make_pipeline(medlda.data.text.make_vectorizer(), MedLDAClassifier(...)), or Corpus.from_texts(texts) "
-                   "(new texts for a fitted model: Corpus.from_texts(texts, vocabulary=model.vocabulary_))")
-
-
-def count_matrix_shape(X) -> tuple[int, int]:
-    """(documents, words) of a count matrix, Corpus or 2-d array, refusing text and other shapes
-    by name (cheap: no conversion of a sparse matrix or a Corpus); lists of tokens have their
-    distinct words."""
-    if isinstance(X, Corpus):
-        return X.n_docs, X.n_words
-    if sp.issparse(X):
-        return X.shape
-    if is_token_lists(X):
-        return len(X), len({word for doc in X for word in doc})
-    try:
-        arr = np.asarray(X)
-    except ValueError:  # rows of unequal lengths
-        raise ValueError(not_documents(X)) from None
-    if arr.dtype.kind in "USO" and any(isinstance(v, (str, bytes)) for v in arr.ravel()[:100]):
-        raise ValueError(TEXT_NOT_COUNTS)
-    if arr.ndim != 2:
-        one = " (one document: Reshape your data with X.reshape(1, -1))" if arr.ndim == 1 else ""
-        raise ValueError(not_documents(X) if arr.ndim > 2 else
-                         f"expected a 2-d document-term count matrix (documents x words), got shape {arr.shape}{one}")
-    if arr.shape[0] == 0:  # scikit-learn's wording, which its estimator checks look for
-        raise ValueError(f"Found array with 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required: "
-                         "the document-term matrix has no documents (rows)")
-    if arr.shape[1] == 0:
-        raise ValueError(f"Found array with 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required: "
-                         "the document-term matrix has no words (columns)")
-    return arr.shape
-
-
-def check_count_matrix(X) -> sp.csr_matrix:
-    """Validate a document-term count matrix and return it as CSR with summed duplicates."""
-    if isinstance(X, Corpus):
-        return X.to_sparse()
-    count_matrix_shape(X)
-    dense = None if sp.issparse(X) else np.asarray(X)
-    if np.iscomplexobj(X.data if sp.issparse(X) else dense):
-        raise ValueError("Complex data not supported: a document-term matrix holds integer word counts")
-    if dense is not None and dense.dtype == object:  # numbers in an object array (e.g. from pandas)
-        dense = dense.astype(np.float64)
-    counts = sp.csr_matrix(X, copy=True) if dense is None else sp.csr_matrix(dense)
-    counts.sum_duplicates()
-    counts.eliminate_zeros()
-    data = counts.data
-    if data.size:
-        if not np.all(np.isfinite(data)):
-            raise ValueError("document-term matrix contains NaN or infinite values")
-        if data.min() < 0:
-            raise ValueError("Negative values in data: the document-term matrix holds negative counts")
-        if not np.all(data == np.round(data)):
-            raise ValueError("document-term matrix must hold integer word counts")
-        total = float(data.sum())
-        if total > MAX_TOKENS:
-            raise ValueError(f"document-term matrix holds {total:.4g} tokens (the sum of its counts), more than one "
-                             f"corpus can ({MAX_TOKENS}): is it raw word counts?")
-    counts.data = data.astype(np.int64)
-    return counts
-
-
-def _as_label_tuples(labels, n_docs: int) -> list[tuple[str, ...]] | None:
-    if labels is None:
-        return None
-    if len(labels) != n_docs:
-        raise ValueError(f"{len(labels)} labels for {n_docs} documents")
-    out = []
-    for lab in labels:
-        if isinstance(lab, (tuple, list, set, frozenset)):
-            out.append(tuple(str(x) for x in lab))
-        else:
-            out.append((str(lab),))
-    return out

@@ -11,10 +11,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Self
 
 import numpy as np
 
+from medlda.data.counts import CountDocuments
 from medlda.exceptions import InputFormatError
+from medlda.io.atomic import atomic_write, atomic_write_text
 from medlda.limits import MEMBER_BYTES, TOKENS, WORDS, Limit
 
 NPY_FORMAT = "medlda-corpus-npy"
@@ -89,3 +92,97 @@ def read_corpus_folder(directory, mmap: bool = False) -> dict:
 
 def _is_count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+class CorpusFiles(CountDocuments):
+    """Writing a ``Corpus`` to a folder and reading it back, memory-mapped or not (a mixin)."""
+
+    word_ids: np.ndarray
+    doc_ptr: np.ndarray
+    vocabulary: np.ndarray
+    labels: list[tuple[str, ...]] | None
+    doc_names: list[str] | None
+    source: str | None
+    n_empty_skipped: int
+    n_oov_dropped: int
+
+    def save_npy(self, directory: str | os.PathLike) -> Path:
+        """Write the corpus to a folder of ``.npy`` files and ``corpus.json``, each atomically; no pickle.
+
+        ``load(directory, mmap=True)`` then reads the token arrays from disk as they are used.
+
+        Parameters
+        ----------
+        directory : str or path-like
+            The folder (created if needed).
+
+        Returns
+        -------
+        Path
+            ``directory``.
+
+        Examples
+        --------
+        >>> from medlda import Corpus
+        >>> corpus = Corpus.from_tokens([["apple", "pear", "apple"], ["pear", "fig"]], labels=["a", "b"])
+        >>> folder = corpus.save_npy("corpus")
+        >>> Corpus.load(folder, mmap=True).mmap_file.endswith("word_ids.npy")
+        True
+        """
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / NPY_META).unlink(missing_ok=True)  # a half-rewritten folder is never loadable
+        for name, arr in (("word_ids", self.word_ids), ("doc_ptr", self.doc_ptr), ("vocabulary", self.vocabulary)):
+            atomic_write(directory / f"{name}.npy", lambda f, a=arr: np.save(f, a, allow_pickle=False))
+        meta = {"format": NPY_FORMAT, "format_version": 1, "n_docs": self.n_docs, "n_tokens": self.n_tokens,
+                "n_words": self.n_words, "source": self.source, "n_empty_skipped": self.n_empty_skipped,
+                "n_oov_dropped": self.n_oov_dropped,
+                "labels": None if self.labels is None else [list(lab) for lab in self.labels],
+                "doc_names": self.doc_names}
+        atomic_write_text(directory / NPY_META, json.dumps(meta))
+        return directory
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike, mmap: bool = False) -> Self:
+        """Read a corpus written by ``save_npy``, its files checked first.
+
+        Parameters
+        ----------
+        directory : str or path-like
+            The folder.
+        mmap : bool, default=False
+            Memory-map the token array and the offsets (copy-on-write, never written back): a
+            corpus larger than memory is paged in as the sampler reads it.
+
+        Returns
+        -------
+        Corpus
+
+        Raises
+        ------
+        InputFormatError
+            For a damaged or foreign folder.
+
+        Examples
+        --------
+        >>> from medlda import Corpus
+        >>> corpus = Corpus.from_tokens([["apple", "pear", "apple"], ["pear", "fig"]], labels=["a", "b"])
+        >>> Corpus.load(corpus.save_npy("corpus")).labels
+        [('a',), ('b',)]
+        """
+        parts = read_corpus_folder(directory, mmap)
+        try:
+            return cls(**parts)
+        except ValueError as err:
+            raise InputFormatError(str(directory), None, str(err)) from None
+
+    @property
+    def mmap_file(self) -> str | None:
+        """The file the token array is memory-mapped from, if it is (else None)."""
+        base = self.word_ids
+        while base is not None and not isinstance(base, np.memmap):
+            base = getattr(base, "base", None)
+        if base is None or getattr(base, "filename", None) is None or base.size != self.word_ids.size:
+            return None
+        return str(base.filename)
+

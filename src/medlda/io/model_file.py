@@ -9,10 +9,12 @@ finiteness, before any kernel sees it.
 from __future__ import annotations
 
 import json
+import os
 import platform
 import warnings
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import numba
 import numpy as np
@@ -46,16 +48,50 @@ def _estimator_classes() -> dict:
     return ESTIMATORS
 
 
-def save_model(model, path, vectorizer=None) -> None:
-    """Save a fitted LDA, MedLDAClassifier (any strategy) or MedLDARegressor to ``path``, or a
-    scikit-learn Pipeline of a vectorizer and one of them (``make_pipeline(make_vectorizer(),
-    model)``). A model that reads raw text (fitted on texts, or through the pipeline's vectorizer,
-    or given ``vectorizer``) keeps its ``make_vectorizer`` settings and words in the file, as JSON
-    and a string array, so that ``load_model(path).predict(texts)`` reads texts as the fit did
-    (``load_model`` gives the topic model, pipeline or not: it counts raw texts itself, with its
-    ``vectorizer_``); a vectorizer those settings cannot describe is refused (ValueError), never
-    pickled. The data
-    selection the command line trained on (``data_selection_``), if any, is kept too."""
+def save_model(model: Any, path: str | os.PathLike, vectorizer: Any = None) -> None:
+    """Save a fitted model, or a Pipeline of a vectorizer and a model, to one file; no pickle.
+
+    The file is a NumPy ``.npz`` archive of arrays plus JSON metadata, written atomically. A model
+    that reads raw text (fitted on texts, or through the pipeline's vectorizer, or given
+    ``vectorizer``) keeps its ``make_vectorizer`` settings and words in the file, so that
+    ``load_model(path).predict(texts)`` reads texts as the fit did; a vectorizer those settings
+    cannot describe is refused, never pickled. The data selection the command line trained on
+    (``data_selection_``), if any, is kept too.
+
+    Parameters
+    ----------
+    model : LDA, MedLDAClassifier, MedLDARegressor or Pipeline
+        A fitted model (any strategy), or ``make_pipeline(make_vectorizer(), model)``.
+    path : str or path-like
+        The file to write (``.npz``).
+    vectorizer : CountVectorizer, None or False, default=None
+        The text preprocessing to keep: None, the model's own (or the pipeline's); False, none.
+
+    Raises
+    ------
+    TypeError
+        For an object that is no medlda model or such a Pipeline.
+    ValueError
+        For a vectorizer that make_vectorizer's settings cannot describe.
+
+    See Also
+    --------
+    load_model
+
+    Examples
+    --------
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from medlda import MedLDAClassifier, load_model, save_model
+    >>> from medlda.data.text import make_vectorizer
+    >>> texts = ["printer jams again", "cannot log in to email", "printer out of toner",
+    ...          "email password expired"] * 10
+    >>> labels = ["hardware", "account", "hardware", "account"] * 10
+    >>> pipe = make_pipeline(make_vectorizer(min_df=1), MedLDAClassifier(4, max_iter=10, random_state=0))
+    >>> _ = pipe.fit(texts, labels)
+    >>> save_model(pipe, "tickets.npz")
+    >>> load_model("tickets.npz").predict(["my printer jams", "email password"])
+    array(['hardware', 'account'], dtype='<U8')
+    """
     model, vectorizer = _pipeline_parts(model, vectorizer)
     name = type(model).__name__
     if name not in _estimator_classes():
@@ -121,8 +157,38 @@ def _environment() -> dict:
             "scikit-learn": sklearn.__version__}
 
 
-def load_model(path):
-    """Load a model saved by :func:`save_model`; refuses foreign or inconsistent files."""
+def load_model(path: str | os.PathLike) -> Any:
+    """Load a model saved by ``save_model`` (or ``model.save``), checking the file first.
+
+    Loading never executes code from the file: each array's header, dtype, shape and values and
+    every metadata field are checked before the model is built.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A model file.
+
+    Returns
+    -------
+    LDA, MedLDAClassifier or MedLDARegressor
+        The fitted model (a saved Pipeline gives its topic model, which reads raw texts itself
+        through its ``vectorizer_``).
+
+    Raises
+    ------
+    ModelFileError
+        For a missing, foreign, damaged or inconsistent file.
+
+    Examples
+    --------
+    >>> from medlda import MedLDARegressor, load_model
+    >>> from medlda.data.synthetic import make_regression_corpus
+    >>> corpus, truth = make_regression_corpus(300, 5, doc_length=30, random_state=0)
+    >>> MedLDARegressor(5, max_iter=10, random_state=0).fit(corpus, truth.y).save("model.npz")
+    >>> model = load_model("model.npz")
+    >>> type(model).__name__, model.predict(corpus[:2]).round(2)
+    ('MedLDARegressor', array([1.23, 0.93]))
+    """
     path = Path(path)
     meta, arrays = _read_archive(path)
     return _rebuild(path, meta, arrays)  # called here, so that its version warning names the caller's line

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import numbers
+import inspect
 import os
-import warnings
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -13,7 +12,8 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from medlda.data.corpus import Corpus, check_count_matrix, is_id_vocabulary
+from medlda.data.corpus import Corpus, is_id_vocabulary
+from medlda.data.counts import check_count_matrix
 from medlda.data.text import is_texts, vectorizer_for
 from medlda.data.tokens import is_token_lists
 from medlda.engine.alpha import AlphaOptimizer
@@ -23,12 +23,12 @@ from medlda.engine.loop import Supervision, train
 from medlda.engine.progress import ProgressBar, bar_layout
 from medlda.engine.ray import ray_backend
 from medlda.engine.warmup import warm_up
-from medlda.evaluation.coherence import topic_coherence
 from medlda.io.model_file import register_estimator, save_model
 from medlda.models.labels import effective_jobs
-from medlda.models.params import Param, check_fit_size, check_param, params_doc, validate
+from medlda.models.params import Param, params_doc, validate
 from medlda.models.signature import FormerName, current_names, make_init
 from medlda.models.texts import no_text_hint, remember_words, text_preprocessing
+from medlda.models.topics import TopicWords
 from medlda.reporting.reports import Summary, model_summary
 from medlda.samplers import make_sampler, resolve_sampler
 from medlda.samplers.inference import cvb0_infer
@@ -58,15 +58,18 @@ def as_corpus(X, n_features: int | None = None, vocabulary: np.ndarray | None = 
     return corpus
 
 
-def poor_score_tags(tags):
-    """``tags`` with the task's poor_score set (see ``TopicModel.__sklearn_tags__``)."""
-    for task_tags in (tags.classifier_tags, tags.regressor_tags):
-        if task_tags is not None:
-            task_tags.poor_score = True
-    return tags
+def with_parameters(doc: str | None, parameters: str) -> str:
+    """The class docstring ``doc``, its indentation removed, with the numpydoc block ``parameters``
+    put before its first section (numpydoc's order: summary, description, Parameters, Attributes, ...)."""
+    lines = inspect.cleandoc(doc or "").splitlines()
+    for i in range(1, len(lines) - 1):
+        heading, rule = lines[i].strip(), lines[i + 1].strip()
+        if heading and rule == "-" * len(heading) and not lines[i - 1].strip():
+            return "\n".join(lines[:i] + parameters.splitlines() + [""] + lines[i:])
+    return "\n".join(lines).rstrip() + "\n\n" + parameters
 
 
-class TopicModel(BaseEstimator):
+class TopicModel(TopicWords, BaseEstimator):
     """Shared parameters, validation, training and inference of every topic-model estimator.
 
     A subclass declares its parameters once, as ``parameters`` (``medlda.models.params``): its
@@ -85,7 +88,7 @@ class TopicModel(BaseEstimator):
             for param in cls.parameters.values():
                 if param.former:
                     setattr(cls, param.former, FormerName(param.former, param.name))
-            cls.__doc__ = (cls.__doc__ or "").rstrip() + "\n\n" + params_doc(cls.parameters)
+            cls.__doc__ = with_parameters(cls.__doc__, params_doc(cls.parameters))
             register_estimator(cls)
 
     def __sklearn_tags__(self):
@@ -98,9 +101,25 @@ class TopicModel(BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
-    def set_params(self, **params):
-        """Set parameters (scikit-learn's ``set_params``); a former name sets its current one, with
-        a FutureWarning."""
+    def set_params(self, **params: Any) -> TopicModel:
+        """Set parameters, as scikit-learn's ``set_params``; a former name sets its current one.
+
+        Parameters
+        ----------
+        **params
+            Parameter values by name (a former name gives a FutureWarning).
+
+        Returns
+        -------
+        self
+            The estimator.
+
+        Examples
+        --------
+        >>> from medlda import LDA
+        >>> LDA(5).set_params(max_iter=20).max_iter
+        20
+        """
         return super().set_params(**current_names(type(self).__name__, params, self.parameters))
 
     def _validate(self) -> None:
@@ -198,19 +217,6 @@ class TopicModel(BaseEstimator):
         self._phi_cache = None
         return state, result
 
-    @property
-    def topic_word_(self) -> np.ndarray:
-        """Point estimate phi (K, V): (n_kw + beta) / (n_k + V beta)."""
-        check_is_fitted(self, "topic_word_counts_")
-        counts = self.topic_word_counts_
-        return (counts + self.beta) / (counts.sum(axis=1, keepdims=True) + counts.shape[1] * self.beta)
-
-    @property
-    def components_(self) -> np.ndarray:
-        """Topic-word pseudo-counts n_kw + beta (K, V), as scikit-learn's LDA names them."""
-        check_is_fitted(self, "topic_word_counts_")
-        return self.topic_word_counts_ + self.beta
-
     def _phi_wk(self) -> np.ndarray:
         if getattr(self, "_phi_cache", None) is None:
             self._phi_cache = np.ascontiguousarray(self.topic_word_.T)
@@ -227,18 +233,48 @@ class TopicModel(BaseEstimator):
             return Corpus.from_texts(X, vocabulary=self.vocabulary_, vectorizer=vectorizer)
         return as_corpus(X, self.n_features_in_, getattr(self, "vocabulary_", None), type(self).__name__)
 
-    def text_preprocessing(self, vectorizer=None) -> tuple[dict | None, np.ndarray | None]:
-        """(settings, words) that a model file keeps of how raw text becomes this model's words:
-        the ``medlda.data.text.make_vectorizer`` keywords of ``vectorizer`` (default: the model's
-        own ``vectorizer_``, None for a model fitted on counts; False: none) and the words of its
-        columns. ValueError for a vectorizer that make_vectorizer's settings cannot describe, or
-        whose words are not the model's."""
+    def text_preprocessing(self, vectorizer: Any = None) -> tuple[dict | None, np.ndarray | None]:
+        """How raw text becomes this model's words, as a model file keeps it.
+
+        Parameters
+        ----------
+        vectorizer : CountVectorizer, None or False, default=None
+            The vectorizer to describe: None, the model's own ``vectorizer_`` (None for a model
+            fitted on counts); False, none.
+
+        Returns
+        -------
+        settings : dict or None
+            The ``medlda.data.text.make_vectorizer`` keywords of ``vectorizer``.
+        words : ndarray of str or None
+            The words of the model's columns.
+
+        Raises
+        ------
+        ValueError
+            For a vectorizer that make_vectorizer's settings cannot describe, or whose words are not
+            the model's.
+
+        Examples
+        --------
+        >>> from medlda import LDA
+        >>> from medlda.data.synthetic import make_supervised_corpus
+        >>> corpus, _ = make_supervised_corpus(300, 5, doc_length=30, random_state=0)
+        >>> settings, words = LDA(5, max_iter=5, random_state=0).fit(corpus).text_preprocessing()
+        >>> settings is None, words[:3].tolist()
+        (True, ['t0_0', 't0_1', 't0_2'])
+        """
         check_is_fitted(self, "topic_word_counts_")
         return text_preprocessing(self, getattr(self, "vectorizer_", None) if vectorizer is None else vectorizer)
 
     def restore_vectorizer(self, settings: dict | None) -> None:
-        """``vectorizer_`` from the make_vectorizer ``settings`` a model file keeps, over
-        ``vocabulary_`` (None: a model without text preprocessing)."""
+        """Set ``vectorizer_`` from the make_vectorizer ``settings`` that a model file keeps.
+
+        Parameters
+        ----------
+        settings : dict or None
+            ``text_preprocessing``'s settings, over ``vocabulary_``; None: no text preprocessing.
+        """
         self.vectorizer_ = None if settings is None else vectorizer_for(self.vocabulary_, settings)
 
     def _doc_topic_counts(self, X) -> tuple[np.ndarray, np.ndarray]:
@@ -275,119 +311,63 @@ class TopicModel(BaseEstimator):
             zbar[lengths == 0] = 1.0 / self.n_components
         return zbar
 
-    def get_feature_names_out(self, input_features=None) -> np.ndarray:
-        """Names of ``transform``'s columns, prefixed by the estimator's name as scikit-learn's
-        decompositions do ("lda0", "lda1", ...; one-vs-rest: "medldaclassifier_<class>_<k>"), so
-        pipelines, ``ColumnTransformer`` and ``set_output(transform="pandas")`` label topics.
-        ``input_features`` (the words) is not needed: topics are named by number."""
-        check_is_fitted(self, "n_features_in_")
-        prefix = type(self).__name__.lower()
-        subs = getattr(self, "estimators_", None)
-        if subs:
-            return np.array([f"{prefix}_{c}_{k}" for c in self.classes_ for k in range(self.n_components)], dtype=object)
-        return np.array([f"{prefix}{k}" for k in range(self.n_components)], dtype=object)
-
-    def top_words(self, n: int = 10, vocabulary=None, relevance: float = 1.0) -> list[list[tuple[str, float]]]:
-        """The ``n`` most probable words of each topic as (word, weight) pairs, the weight the word's
-        probability in the topic, phi_kw (``topic_word_``), as gensim's ``show_topic`` gives them;
-        ``relevance`` < 1 picks and orders the most relevant instead (see ``top_word_ids``), still
-        weighed by probability. Words come from ``vocabulary`` (e.g. a pipeline's
-        ``CountVectorizer().get_feature_names_out()``), else from the words the model was fitted on
-        (a Corpus, lists of tokens), else word ids are given as text. Only words the topic holds
-        tokens of: an empty topic gives none. For words alone: ``words_of(top_word_ids(n))``."""
-        ids = self.top_word_ids(n, relevance)
-        weights = np.take_along_axis(self.topic_word_, ids, axis=1)
-        held = np.take_along_axis(self.topic_word_counts_, ids, axis=1) > 0
-        return [list(zip(words, row[keep].tolist()))
-                for words, row, keep in zip(self.words_of(ids, vocabulary), weights, held)]
-
-    def words_of(self, ids: np.ndarray, vocabulary=None) -> list[list[str]]:
-        """Each topic's row of word ids (``top_word_ids``: row k is topic k) as words of
-        ``vocabulary``, else of the fitted Corpus, else the ids as text. A word the topic holds no
-        token of is left out, so an empty topic has no words rather than the prior's filler."""
-        vocab = self.vocabulary_ if vocabulary is None else np.asarray(vocabulary, dtype=str)
-        if vocab is not None and vocab.size != self.n_features_in_:
-            raise ValueError(f"vocabulary has {vocab.size} words, the model {self.n_features_in_}")
-        if vocab is None:
-            vocab = np.array([str(v) for v in range(self.n_features_in_)])
-        counts = self.topic_word_counts_
-        return [[str(vocab[v]) for v in row if counts[k, v] > 0] for k, row in enumerate(ids)]
-
-    def top_word_ids(self, n: int = 10, relevance: float = 1.0) -> np.ndarray:
-        """(K, n) word ids of each topic's ``n`` top words, the first first. ``relevance`` is
-        LDAvis's lambda (Sievert and Shirley 2014): words ranked by
-        lambda log phi_kw + (1 - lambda) log(phi_kw / p_w), p_w = sum_k p(k) phi_kw the word's
-        probability in the whole corpus. 1 ranks by probability; lower values favour words
-        frequent in the topic and rare elsewhere (the paper's users preferred about 0.6), which
-        pushes back words every topic holds."""
-        check_is_fitted(self, "topic_word_counts_")
-        check_param(n, "n (words per topic)", numbers.Integral, 1)
-        if not (isinstance(relevance, numbers.Real) and not isinstance(relevance, bool) and 0 <= relevance <= 1):
-            raise ValueError(f"relevance must be a number in [0, 1], got {relevance!r}")
-        if relevance == 1:
-            return np.argsort(-self.topic_word_counts_, axis=1, kind="stable")[:, :n]
-        log_phi = np.log(self.topic_word_)
-        share = self.topic_word_counts_.sum(axis=1) / max(self.topic_word_counts_.sum(), 1)
-        log_p = np.log(share @ self.topic_word_)
-        score = relevance * log_phi + (1 - relevance) * (log_phi - log_p)
-        return np.argsort(-score, axis=1, kind="stable")[:, :n]
-
-    def coherence(self, X, measure: str = "npmi", n_words: int = 10, relevance: float = 1.0) -> np.ndarray:
-        """Coherence (K,) of each topic's ``n_words`` top words (``top_word_ids``) in the documents
-        X (same vocabulary as the fit; a Corpus with its own words is aligned by word): ``"npmi"``
-        (in [-1, 1], higher is better; held-out or external documents) or ``"umass"`` (the training
-        documents). See ``medlda.evaluation.coherence``."""
-        return topic_coherence(self.top_word_ids(n_words, relevance), self._input_corpus(X), measure)
-
     def summary(self) -> Summary:
-        """What this fitted model is, in words, as ``medlda info`` says it of a saved one: estimator
-        and task, topics and words, what it was trained on and how, training accuracy, c and the
-        margin explained, and every parameter. A dict of those fields (the keys of ``medlda info
-        --json``) that prints, and shows in a notebook, as that text."""
+        """What this fitted model is, in words, as ``medlda info`` says it of a saved one.
+
+        Estimator and task, topics and words, what it was trained on and how, training accuracy,
+        c and the margin explained, and every parameter.
+
+        Returns
+        -------
+        Summary
+            A dict of those fields (the keys of ``medlda info --json``) that prints, and shows in
+            a notebook, as that text.
+
+        Examples
+        --------
+        >>> from medlda import MedLDAClassifier
+        >>> from medlda.data.synthetic import make_supervised_corpus
+        >>> corpus, truth = make_supervised_corpus(300, 5, doc_length=30, random_state=0)
+        >>> summary = MedLDAClassifier(5, max_iter=10, random_state=0).fit(corpus, truth.y).summary()
+        >>> summary["estimator"]
+        'MedLDAClassifier'
+        """
         check_is_fitted(self, "topic_word_counts_")
         return model_summary(self)
 
-    def save(self, path, vectorizer=None) -> None:
-        """Write the fitted model to one file (arrays + JSON metadata, no pickle), atomically, with
-        its text preprocessing (``text_preprocessing``: the make_vectorizer settings and words of
-        ``vectorizer``, default the model's own ``vectorizer_``; False: none), so that the loaded
-        model predicts raw texts. A vectorizer make_vectorizer cannot describe is refused
-        (ValueError); a Pipeline (make_vectorizer(), model) is saved by ``medlda.save_model``."""
+    def save(self, path: str | os.PathLike, vectorizer: Any = None) -> None:
+        """Write the fitted model to one file, atomically: arrays and JSON metadata, no pickle.
+
+        The file keeps the model's text preprocessing (``text_preprocessing``), so that the loaded
+        model predicts raw texts. A Pipeline ``(make_vectorizer(), model)`` is saved by
+        ``medlda.save_model``.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The model file to write (``.npz``).
+        vectorizer : CountVectorizer, None or False, default=None
+            The text preprocessing to keep: None, the model's own ``vectorizer_``; False, none.
+
+        Raises
+        ------
+        ValueError
+            For a vectorizer that make_vectorizer's settings cannot describe.
+
+        See Also
+        --------
+        medlda.load_model
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from medlda import LDA, load_model
+        >>> from medlda.data.synthetic import make_supervised_corpus
+        >>> corpus, _ = make_supervised_corpus(300, 5, doc_length=30, random_state=0)
+        >>> lda = LDA(5, max_iter=5, random_state=0).fit(corpus)
+        >>> path = os.path.join(tempfile.mkdtemp(), "topics.npz")
+        >>> lda.save(path)
+        >>> bool((load_model(path).transform(corpus[:2]) == lda.transform(corpus[:2])).all())
+        True
+        """
         save_model(self, path, vectorizer=vectorizer)
-
-
-def fit_corpus(model: TopicModel, X, y=None, weight: np.ndarray | None = None):
-    """The training corpus without empty documents, and y and the document weights to match.
-    Skipping changes what the model is fitted on, so it warns (the count is ``n_empty_skipped_``)."""
-    corpus = as_corpus(X)
-    model._fit_input = corpus if is_token_lists(X) else X  # token lists bring their words, as a Corpus does
-    keep = corpus.doc_lengths > 0
-    model.n_empty_skipped_ = n = int((~keep).sum())
-    if not keep.any():
-        raise ValueError("no non-empty documents to train on")
-    if n:
-        warnings.warn(f"{type(model).__name__}.fit skipped {n} empty document{'s' if n != 1 else ''} (no words) "
-                      f"of {corpus.n_docs}: nothing to learn from them (n_empty_skipped_)", UserWarning, stacklevel=3)
-        corpus = corpus.subset(keep)
-        if y is not None:
-            y = y[keep]
-        if weight is not None:
-            weight = weight[keep]
-    check_fit_size(model, corpus.n_docs, corpus.n_words, 0 if y is None else (y.shape[1] if np.ndim(y) == 2 else 1))
-    return corpus, y, weight
-
-
-def check_sample_weight(sample_weight, n_docs: int) -> np.ndarray | None:
-    """``fit``'s sample_weight as a (D,) float array (None stays None): finite, >= 0, some > 0."""
-    if sample_weight is None:
-        return None
-    try:
-        weight = np.asarray(sample_weight, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError("sample_weight must be numbers, one per document") from None
-    if weight.shape != (n_docs,):
-        raise ValueError(f"sample_weight must have one weight per document: X has {n_docs} documents, "
-                         f"sample_weight has shape {weight.shape}")
-    if not np.all(np.isfinite(weight)) or np.any(weight < 0) or not np.any(weight > 0):
-        raise ValueError("sample_weight must be finite and non-negative, and not all zero")
-    return weight

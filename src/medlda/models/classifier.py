@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 from sklearn.base import ClassifierMixin, TransformerMixin, clone
-from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
-from medlda.data.corpus import Corpus, count_matrix_shape
+from medlda.data.corpus import Corpus
+from medlda.data.counts import count_matrix_shape
 from medlda.engine.loop import Supervision
 from medlda.engine.state import ChainState
-from medlda.evaluation.calibration import calibration_size, fit_proba_scale, log_proba_from_omega, proba_from_omega
-from medlda.evaluation.explain import toward_prediction
+from medlda.evaluation.calibration import calibration_size, fit_proba_scale, log_proba_from_omega
 from medlda.evaluation.metrics import subset_accuracy
 from medlda.losses import LOSSES, make_loss
-from medlda.models.base import TopicModel, check_sample_weight, fit_corpus, poor_score_tags
+from medlda.models.base import TopicModel
+from medlda.models.decisions import ClassDecisions
+from medlda.models.inputs import check_sample_weight, class_doc_weight, fit_corpus, poor_score_tags
 from medlda.models.labels import codes_from_omega, label_indicator, warn_uncarried_labels
 from medlda.models.ovr import OneVsRest, fit_ovr, ovr_seeds
 from medlda.models.params import ETA, INFERENCE, PRIOR, RUN, SAMPLING, declared
@@ -29,11 +31,57 @@ _BINARY_RUN = {"strategy": "multitask", "n_jobs": 1, "verbose": 0, "class_weight
                "checkpoint_path": None, "resume": False, "backend": "local"}
 
 
-class MedLDAClassifier(ClassifierMixin, TransformerMixin, TopicModel):
-    """Supervised topic model whose topics are learned jointly with a classifier: Gibbs MedLDA
-    (hinge loss) or gSLDA (logistic loss). Binary; multi-class as C tasks on shared topics
-    (strategy='multitask') or C binary models with their own topics (strategy='ovr');
-    multi-label when y is a 2-d label-indicator matrix (predict returns one too)."""
+class MedLDAClassifier(ClassifierMixin, TransformerMixin, ClassDecisions, TopicModel):
+    """Supervised topic model whose topics are learned jointly with a classifier.
+
+    Gibbs MedLDA (hinge loss, a max-margin classifier) or gSLDA (logistic loss, with
+    probabilities) on the topic proportions zbar of each document (docs/mathematics.md §2).
+    Binary; multi-class as C tasks on shared topics (``strategy="multitask"``) or C binary models
+    with topics of their own (``strategy="ovr"``); multi-label when y is a 2-d label-indicator
+    matrix (``predict`` then returns one too).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels (multi-label: the labels, in the indicator's column order).
+    multilabel_ : bool
+        Whether y was a label-indicator matrix.
+    eta_ : ndarray of shape (n_tasks, n_components)
+        Classifier weights, the average of the kept eta samples: one task for two classes, else
+        one per class (one-vs-rest: block-diagonal, (n_classes, n_classes * n_components)).
+    eta_samples_ : ndarray of shape (n_eta_avg, n_tasks, n_components)
+        The kept eta samples of the last iterations.
+    c_, margin_, positive_cost_ : float
+        The regularization constant, margin and cost of a missed positive label in use
+        (``"auto"`` resolved).
+    proba_scale_ : float
+        s of ``predict_proba``'s sigmoid(s omega), fitted on training documents (logistic loss).
+    train_accuracy_ : float
+        Accuracy (multi-label: subset accuracy) on the training documents at the last iteration.
+    estimators_ : list of MedLDAClassifier
+        With ``strategy="ovr"`` and more than two classes: the binary models.
+    topic_word_counts_, topic_word_, components_, alpha_, n_features_in_, vocabulary_, \
+vectorizer_, sampler_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
+        As in ``LDA`` (one-vs-rest: the binary models' topics stacked, n_classes * n_components
+        of them).
+
+    See Also
+    --------
+    LDA : topics without labels.
+    MedLDARegressor : topics learned jointly with a real response.
+
+    Examples
+    --------
+    >>> from medlda import MedLDAClassifier
+    >>> from medlda.data.synthetic import make_supervised_corpus
+    >>> corpus, truth = make_supervised_corpus(300, 5, doc_length=30, n_classes=3, random_state=0)
+    >>> train, test = corpus.holdout(100, random_state=0)
+    >>> clf = MedLDAClassifier(n_components=5, max_iter=10, random_state=0)
+    >>> clf.fit(train, train.single_labels()).predict(test[:5])
+    array([1, 2, 0, 2, 0])
+    >>> round(clf.score(test, test.single_labels()), 2)
+    0.87
+    """
 
     parameters = declared((*PRIOR, "c", "margin", "sigma2", "positive_cost", "class_weight", "loss", "strategy",
                            "n_jobs", *SAMPLING, *ETA, *INFERENCE, *RUN))
@@ -41,11 +89,33 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, TopicModel):
     def __sklearn_tags__(self):
         return poor_score_tags(super().__sklearn_tags__())
 
-    def fit(self, X, y, sample_weight=None) -> MedLDAClassifier:
-        """Learn topics and classifier jointly from documents X and labels y (1-d, or a 2-d
-        label-indicator matrix for multi-label data; a dense (D, 1) column is 1-d labels, as in
-        scikit-learn); ``sample_weight`` (D,) scales each document's c (with ``class_weight``,
-        their product). Empty documents are skipped with a warning (``n_empty_skipped_``)."""
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> MedLDAClassifier:
+        """Learn topics and classifier jointly from documents X and labels y.
+
+        Parameters
+        ----------
+        X : Corpus, count matrix of shape (n_docs, n_words), lists of tokens
+            Training documents. Empty documents are skipped with a warning (``n_empty_skipped_``).
+        y : array-like of shape (n_docs,) or (n_docs, n_labels)
+            Class labels, or a 0/1 label-indicator matrix for multi-label data (a dense (D, 1)
+            column is 1-d labels, as in scikit-learn).
+        sample_weight : array-like of shape (n_docs,), optional
+            Scales each document's c (with ``class_weight``, their product).
+
+        Returns
+        -------
+        self
+            The fitted model.
+
+        Examples
+        --------
+        >>> from medlda import MedLDAClassifier
+        >>> from medlda.data.synthetic import make_supervised_corpus
+        >>> corpus, truth = make_supervised_corpus(300, 5, doc_length=30, n_classes=3, random_state=0)
+        >>> clf = MedLDAClassifier(5, max_iter=10, random_state=0).fit(corpus, truth.y)
+        >>> clf.classes_, clf.sampler_
+        (array([0, 1, 2]), 'gibbs')
+        """
         self._validate()
         if y is None:
             raise ValueError("MedLDAClassifier requires y to be passed, but the target y is None (one label per "
@@ -54,7 +124,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, TopicModel):
         if n_labels != n_docs:
             raise ValueError(f"X has {n_docs} documents but y has {n_labels} labels")
         self.classes_, indicator, self.multilabel_ = label_indicator(y)
-        weight = self._doc_weight(check_sample_weight(sample_weight, n_docs), indicator)
+        weight = class_doc_weight(self, check_sample_weight(sample_weight, n_docs), indicator)
         corpus, indicator, weight = fit_corpus(self, X, indicator, weight)
         if self.multilabel_:
             warn_uncarried_labels(self.classes_, indicator)
@@ -108,7 +178,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, TopicModel):
                                       **_BINARY_RUN)
 
     def rebuild_one_vs_rest(self) -> None:
-        """``estimators_`` from the stacked topics and eta of a model read from a file."""
+        """Rebuild ``estimators_`` from the stacked topics and eta of a model read from a file."""
         fitted = OneVsRest.from_stacked(self._binary_template(), self.topic_word_counts_, self.eta_samples_,
                                         ovr_seeds(self.random_state, self.eta_samples_.shape[1]))
         for sub in fitted.estimators:
@@ -134,26 +204,6 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, TopicModel):
         self.proba_scale_ = fit_proba_scale(omega, truth, self.multilabel_)
         self.fit_stats_["calibration_seconds"] = time.perf_counter() - tic
 
-    def _doc_weight(self, sample_weight: np.ndarray | None, indicator: np.ndarray) -> np.ndarray | None:
-        """Each document's weight: sample_weight times the class weight (None: all 1)."""
-        if self.class_weight is None:
-            return sample_weight
-        if self.multilabel_:
-            raise ValueError("class_weight is for single-label data; for the rare labels of "
-                             "multi-label data use positive_cost")
-        labels = self.classes_[self._codes(indicator.astype(np.float64) - 0.5)]
-        if isinstance(self.class_weight, dict):
-            unknown = [k for k in self.class_weight if k not in set(self.classes_.tolist())]
-            if unknown:
-                raise ValueError(f"class_weight names classes not in y: {unknown} (classes: {self.classes_.tolist()})")
-            values = np.array(list(self.class_weight.values()), dtype=np.float64)
-            if not np.all(np.isfinite(values)) or np.any(values < 0):
-                raise ValueError(f"class_weight values must be finite and non-negative, got {self.class_weight!r}")
-        by_class = compute_sample_weight(self.class_weight, labels)
-        if not np.any(by_class > 0):
-            raise ValueError("class_weight gives every training document weight 0")
-        return by_class if sample_weight is None else by_class * sample_weight
-
     def _fit_tasks(self, corpus: Corpus, indicator: np.ndarray, rng, weight: np.ndarray | None = None) -> ChainState:
         """Multi-task training on one shared set of topics, each document's c times its
         ``weight`` (None: 1); returns the final sampler state."""
@@ -169,75 +219,113 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, TopicModel):
         self.train_accuracy_ = result.trace[-1]["train_accuracy"]
         return state
 
-    def _codes(self, omega: np.ndarray) -> np.ndarray:
-        """Class codes (or a 0/1 indicator for multi-label) from discriminants (D, T)."""
-        return codes_from_omega(omega, getattr(self, "multilabel_", False))
+    def transform(self, X: Any) -> np.ndarray:
+        """Inferred topic features zbar of new documents: the classifier's inputs.
 
-    @property
-    def eta_(self) -> np.ndarray:
-        """Classifier weights (T, K): the average of the kept eta samples (ovr: block-diagonal
-        (C, C*K) over the stacked topics of the C binary models)."""
-        check_is_fitted(self, "eta_samples_")
-        return self.eta_samples_.mean(axis=0)
+        Parameters
+        ----------
+        X : Corpus, count matrix or lists of tokens (texts, for a model fitted on texts)
+            Documents over the fitted words.
 
-    def transform(self, X) -> np.ndarray:
-        """Inferred normalized topic counts zbar (D, K) of new documents: the classifier's features
-        (ovr: the C binary models' zbar side by side, (D, C*K))."""
+        Returns
+        -------
+        ndarray of shape (n_docs, n_components)
+            Normalized topic counts (rows sum to 1); one-vs-rest: the binary models' side by side,
+            (n_docs, n_classes * n_components).
+
+        Examples
+        --------
+        >>> from medlda import MedLDAClassifier
+        >>> from medlda.data.synthetic import make_supervised_corpus
+        >>> corpus, truth = make_supervised_corpus(300, 5, doc_length=30, n_classes=3, random_state=0)
+        >>> clf = MedLDAClassifier(5, max_iter=10, loss="logistic", random_state=0).fit(corpus, truth.y)
+        >>> clf.transform(corpus[:1]).round(2)
+        array([[0.54, 0.02, 0.04, 0.04, 0.35]])
+        """
         if getattr(self, "estimators_", None):
             check_is_fitted(self, "eta_samples_")
             corpus = self._input_corpus(X)  # aligned once here, not in each binary model
             return OneVsRest.topics_of(self.estimators_, corpus, self.n_jobs)
         return self._zbar(X)
 
-    def decision_function(self, X) -> np.ndarray:
-        """omega = eta . zbar: shape (D,) for two classes (> 0 means classes_[1]), else (D, C)."""
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Discriminants omega = eta zbar of new documents.
+
+        Parameters
+        ----------
+        X : Corpus, count matrix or lists of tokens
+            Documents over the fitted words.
+
+        Returns
+        -------
+        ndarray of shape (n_docs,) or (n_docs, n_classes)
+            (n_docs,) for two classes (> 0 means ``classes_[1]``); else one column per class.
+
+        Examples
+        --------
+        >>> from medlda import MedLDAClassifier
+        >>> from medlda.data.synthetic import make_supervised_corpus
+        >>> corpus, truth = make_supervised_corpus(300, 5, doc_length=30, n_classes=3, random_state=0)
+        >>> clf = MedLDAClassifier(5, max_iter=10, loss="logistic", random_state=0).fit(corpus, truth.y)
+        >>> clf.decision_function(corpus[:1]).round(1)
+        array([[ 0.5, -3.7, -0.7]])
+        """
         check_is_fitted(self, "eta_samples_")
         return self.decision_from_topics(self.transform(X))
 
-    def decision_from_topics(self, zbar: np.ndarray) -> np.ndarray:
-        """``decision_function`` from topic features already inferred (``transform``'s output)."""
-        omega = zbar @ self.eta_.T
-        return omega[:, 0] if omega.shape[1] == 1 and not self.multilabel_ else omega
+    def decision_contributions(self, X: Any, label: Any = None) -> np.ndarray:
+        """Why each document got its decision: each topic's part zbar_dk eta_tk of it.
 
-    def decision_contributions(self, X, label=None) -> np.ndarray:
-        """(D, K) each topic's part zbar_dk * eta_tk of the decision (ovr: of the C * K stacked
-        topics); each row sums to the decision it splits. ``label=None``: toward the predicted
-        class, i.e. |omega| for two classes and, for several, the margin over the runner-up: the
-        topics that made this class win. ``label``: that class's omega (a multi-label model
-        decides each label apart and needs one)."""
+        Parameters
+        ----------
+        X : Corpus, count matrix or lists of tokens
+            Documents over the fitted words.
+        label : class label, optional
+            Split that class's omega. None: the decision toward the predicted class, i.e. |omega|
+            for two classes and, for several, the margin over the runner-up (the topics that made
+            this class win). A multi-label model decides each label apart and needs one.
+
+        Returns
+        -------
+        ndarray of shape (n_docs, n_components)
+            Rows sum to the decision they split (one-vs-rest: over the stacked topics).
+
+        Examples
+        --------
+        >>> from medlda import MedLDAClassifier
+        >>> from medlda.data.synthetic import make_supervised_corpus
+        >>> corpus, truth = make_supervised_corpus(300, 5, doc_length=30, n_classes=3, random_state=0)
+        >>> clf = MedLDAClassifier(5, max_iter=10, loss="logistic", random_state=0).fit(corpus, truth.y)
+        >>> clf.decision_contributions(corpus[:1]).round(2)
+        array([[ 4.44, -0.04, -0.37,  0.  , -2.84]])
+        """
         check_is_fitted(self, "eta_samples_")
         task = self.label_index(label)  # checked before the inference
         return self.contributions_from_topics(self.transform(X), task)
 
-    def label_index(self, label) -> int | None:
-        """The task of ``label`` for ``decision_contributions`` (None: toward the prediction)."""
-        if label is None:
-            if self.multilabel_:
-                raise ValueError("a multi-label model decides each label apart: pass label=, one of classes_")
-            return None
-        names = [str(c) for c in self.classes_]
-        if str(label) not in names:
-            raise ValueError(f"label {label!r} is not one of the model's classes {names}")
-        return names.index(str(label))
+    def predict(self, X: Any) -> np.ndarray:
+        """Predicted class labels of new documents.
 
-    def contributions_from_topics(self, zbar: np.ndarray, task: int | None = None) -> np.ndarray:
-        """``decision_contributions`` from topic features already inferred; ``task`` from
-        ``label_index``."""
-        eta = self.eta_
-        if task is None:
-            return toward_prediction(zbar, eta, zbar @ eta.T)
-        if eta.shape[0] == 1 and not self.multilabel_:  # binary: omega > 0 means classes_[1]
-            return zbar * (eta[0] if task == 1 else -eta[0])
-        return zbar * eta[task]
+        Parameters
+        ----------
+        X : Corpus, count matrix or lists of tokens
+            Documents over the fitted words.
 
-    def predict(self, X) -> np.ndarray:
-        """Predicted class labels (multi-label: a 0/1 indicator matrix (D, C))."""
+        Returns
+        -------
+        ndarray of shape (n_docs,) or (n_docs, n_classes)
+            Labels from ``classes_``; a multi-label model's 0/1 indicator matrix.
+
+        Examples
+        --------
+        >>> from medlda import MedLDAClassifier
+        >>> from medlda.data.synthetic import make_supervised_corpus
+        >>> corpus, truth = make_supervised_corpus(300, 5, doc_length=30, n_classes=3, random_state=0)
+        >>> clf = MedLDAClassifier(5, max_iter=10, loss="logistic", random_state=0).fit(corpus, truth.y)
+        >>> clf.predict(corpus[:5]), truth.y[:5]
+        (array([0, 0, 0, 0, 1]), array([0, 0, 0, 0, 1]))
+        """
         return self.labels_from_decision(self.decision_function(X))
-
-    def labels_from_decision(self, omega: np.ndarray) -> np.ndarray:
-        """``predict`` from discriminants already computed (``decision_function``'s output)."""
-        codes = self._codes(omega.reshape(len(omega), -1))
-        return codes if self.multilabel_ else self.classes_[codes]
 
     def _has_proba(self) -> bool:
         if LOSSES[self.loss].probabilistic:
@@ -246,33 +334,55 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, TopicModel):
                              f"('logistic'); this model uses loss={self.loss!r}")
 
     @available_if(_has_proba)
-    def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities sigmoid(s omega), s = ``proba_scale_`` (fitted on training
-        documents): (D, 2) binary; (D, C) normalized over classes for multi-class; (D, C) per-label
-        probabilities for multi-label."""
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities of new documents: sigmoid(s omega), s = ``proba_scale_`` (logistic loss).
+
+        Parameters
+        ----------
+        X : Corpus, count matrix or lists of tokens
+            Documents over the fitted words.
+
+        Returns
+        -------
+        ndarray of shape (n_docs, n_classes)
+            Two classes: (1 - p, p); several: normalized over the classes; multi-label: each
+            label's own probability.
+
+        Examples
+        --------
+        >>> from medlda import MedLDAClassifier
+        >>> from medlda.data.synthetic import make_supervised_corpus
+        >>> corpus, truth = make_supervised_corpus(300, 5, doc_length=30, n_classes=3, random_state=0)
+        >>> clf = MedLDAClassifier(5, max_iter=10, loss="logistic", random_state=0).fit(corpus, truth.y)
+        >>> clf.predict_proba(corpus[:1]).round(2)
+        array([[0.66, 0.02, 0.32]])
+        """
         return self.proba_from_decision(self.decision_function(X))
 
     @available_if(_has_proba)
-    def predict_log_proba(self, X) -> np.ndarray:
-        """The logarithms of ``predict_proba``, computed in log space (finite where it rounds to 0)."""
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """The logarithms of ``predict_proba``, computed in log space (finite where it rounds to 0).
+
+        Parameters
+        ----------
+        X : Corpus, count matrix or lists of tokens
+            Documents over the fitted words.
+
+        Returns
+        -------
+        ndarray of shape (n_docs, n_classes)
+            Log probabilities.
+
+        Examples
+        --------
+        >>> from medlda import MedLDAClassifier
+        >>> from medlda.data.synthetic import make_supervised_corpus
+        >>> corpus, truth = make_supervised_corpus(300, 5, doc_length=30, n_classes=3, random_state=0)
+        >>> clf = MedLDAClassifier(5, max_iter=10, loss="logistic", random_state=0).fit(corpus, truth.y)
+        >>> clf.predict_log_proba(corpus[:1]).round(2)
+        array([[-0.42, -4.  , -1.13]])
+        """
         return log_proba_from_omega(self.decision_function(X), self._proba_scale(), self.multilabel_)
-
-    def proba_from_decision(self, omega: np.ndarray) -> np.ndarray:
-        """``predict_proba`` from discriminants already computed (``decision_function``'s output)."""
-        return proba_from_omega(omega, self._proba_scale(), self.multilabel_)
-
-    def _proba_scale(self) -> float:
-        """s of sigmoid(s omega); a model fitted without calibration uses the loss's own c."""
-        return getattr(self, "proba_scale_", self.c_)
-
-    def class_topics(self, n: int = 3) -> dict:
-        """For each class, the ``n`` topics whose eta weighs most toward it (binary: classes_[0]
-        gets the most negative weights)."""
-        eta = self.eta_
-        if eta.shape[0] == 1 and not self.multilabel_:
-            order = np.argsort(-eta[0], kind="stable")
-            return {self.classes_[1].item(): order[:n].tolist(), self.classes_[0].item(): order[::-1][:n].tolist()}
-        return {c.item(): np.argsort(-eta[t], kind="stable")[:n].tolist() for t, c in enumerate(self.classes_)}
 
 
 def _fit_binary(model: MedLDAClassifier, corpus: Corpus, column: np.ndarray, seed: int,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from medlda.data.corpus import count_matrix_shape
+from medlda.data.counts import count_matrix_shape
 from medlda.evaluation.metrics import evaluate
 from medlda.evaluation.scoring import model_task
 from medlda.io.atomic import atomic_write_text

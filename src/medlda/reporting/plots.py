@@ -20,7 +20,7 @@ from sklearn.manifold import TSNE
 from sklearn.metrics import ConfusionMatrixDisplay
 from threadpoolctl import threadpool_limits
 
-from medlda.data.corpus import count_matrix_shape
+from medlda.data.counts import count_matrix_shape
 from medlda.evaluation.explain import top_topics
 from medlda.evaluation.metrics import r2
 from medlda.io.atomic import atomic_write

@@ -57,18 +57,64 @@ def read_corpus(
     text_column: str = "text",
     label_column: str | None = None,
 ) -> Corpus:
-    """Read a corpus in any supported format (``format="auto"`` guesses it from the path and first line).
+    """Read a corpus from a file, folder or archive in any supported format.
 
-    For lda-c files without ``vocab_path``, a ``voc.dat`` beside the file is used when present; a
-    folder or tar archive of lda-c files (``voc.dat`` and one ``*train*.dat`` / ``*test*.dat``
-    each, like the hotel reviews) gives its ``subset`` half. ``reuters`` is Reuters-21578's SGML
-    files (folder or archive): the ModApte ``subset``, labels restricted to the 90 categories.
-    ``csv``, ``tsv`` and ``jsonl`` are tables of raw texts (:mod:`medlda.data.readers.tables`), one document per
-    row: its text in ``text_column``, its labels in ``label_column`` (default: 'label' if present).
-    ``txt`` is raw text, one unlabeled document per line (never guessed: bow files often end in .txt).
-    Folder, table, txt and Reuters texts go through ``vectorizer`` (default
-    :func:`medlda.data.text.make_vectorizer`; the headers, quotes and signatures of news messages are
-    stripped from folder texts).
+    Given the training ``vocabulary``, a file is read against it: unknown words are dropped and
+    counted (``n_oov_dropped``), and documents left without words are skipped and counted
+    (``n_empty_skipped``).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file, folder or archive.
+    format : {"auto", "bow", "ldac", "folder", "reuters", "csv", "tsv", "jsonl", "txt"}, default="auto"
+        ``"auto"`` guesses from the path and first line (never ``"txt"``: bow files often end in
+        .txt). bow: ``LABELS word:count ...`` a line; ldac: lda-c with a response (a ``voc.dat``
+        beside the file is its vocabulary when ``vocab_path`` is not given; a folder or archive
+        of lda-c files gives its ``subset`` half); folder: one sub-folder per label, one text file
+        per document; reuters: Reuters-21578's SGML files, the ModApte ``subset``, labels
+        restricted to the 90 categories; csv, tsv, jsonl: tables of raw texts, one document a row;
+        txt: raw text, one unlabeled document per line.
+    subset : {"train", "test"}, optional
+        The half of a collection (20 Newsgroups folder, Reuters, lda-c folder) to read.
+    categories : sequence of str, optional
+        The label folders to read (folder format).
+    vocabulary : sequence of str, optional
+        Read against these words (e.g. a fitted model's ``vocabulary_``).
+    vocab_path : str or path-like, optional
+        An lda-c vocabulary file, one word a line.
+    vectorizer : CountVectorizer, optional
+        How folder, table, txt and Reuters texts become counts; default
+        ``medlda.data.text.make_vectorizer()`` (the headers, quotes and signatures of news
+        messages are stripped from folder texts).
+    text_column : str, default="text"
+        A table's text column.
+    label_column : str, optional
+        A table's label column; default: "label" if present.
+
+    Returns
+    -------
+    Corpus
+
+    Raises
+    ------
+    InputFormatError
+        For malformed input, naming the file and line.
+    LimitError
+        For an input larger than a bound of ``medlda.limits``, naming the bound and its
+        environment variable.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from medlda import read_corpus
+    >>> rows = ["text,label", "printer jams again,hardware", "cannot log in to email,account",
+    ...         "screen flickers,hardware"]
+    >>> _ = Path("tickets.csv").write_text("\\n".join(rows))
+    >>> from medlda.data.text import make_vectorizer
+    >>> corpus = read_corpus("tickets.csv", vectorizer=make_vectorizer(min_df=1))
+    >>> corpus.n_docs, corpus.single_labels().tolist()
+    (3, ['hardware', 'account', 'hardware'])
     """
     path = existing(path)
     if format == "auto":

@@ -1,0 +1,82 @@
+"""What a fit starts from: the training corpus without empty documents, the documents' weights,
+and the scikit-learn tags of a supervised estimator."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from sklearn.utils.class_weight import compute_sample_weight
+
+from medlda.data.tokens import is_token_lists
+from medlda.models.base import TopicModel, as_corpus
+from medlda.models.labels import codes_from_omega
+from medlda.models.params import check_fit_size
+
+
+def poor_score_tags(tags):
+    """``tags`` with the task's poor_score set (see ``TopicModel.__sklearn_tags__``)."""
+    for task_tags in (tags.classifier_tags, tags.regressor_tags):
+        if task_tags is not None:
+            task_tags.poor_score = True
+    return tags
+
+
+def fit_corpus(model: TopicModel, X, y=None, weight: np.ndarray | None = None):
+    """The training corpus without empty documents, and y and the document weights to match.
+    Skipping changes what the model is fitted on, so it warns (the count is ``n_empty_skipped_``)."""
+    corpus = as_corpus(X)
+    model._fit_input = corpus if is_token_lists(X) else X  # token lists bring their words, as a Corpus does
+    keep = corpus.doc_lengths > 0
+    model.n_empty_skipped_ = n = int((~keep).sum())
+    if not keep.any():
+        raise ValueError("no non-empty documents to train on")
+    if n:
+        warnings.warn(f"{type(model).__name__}.fit skipped {n} empty document{'s' if n != 1 else ''} (no words) "
+                      f"of {corpus.n_docs}: nothing to learn from them (n_empty_skipped_)", UserWarning, stacklevel=3)
+        corpus = corpus.subset(keep)
+        if y is not None:
+            y = y[keep]
+        if weight is not None:
+            weight = weight[keep]
+    check_fit_size(model, corpus.n_docs, corpus.n_words, 0 if y is None else (y.shape[1] if np.ndim(y) == 2 else 1))
+    return corpus, y, weight
+
+
+def check_sample_weight(sample_weight, n_docs: int) -> np.ndarray | None:
+    """``fit``'s sample_weight as a (D,) float array (None stays None): finite, >= 0, some > 0."""
+    if sample_weight is None:
+        return None
+    try:
+        weight = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("sample_weight must be numbers, one per document") from None
+    if weight.shape != (n_docs,):
+        raise ValueError(f"sample_weight must have one weight per document: X has {n_docs} documents, "
+                         f"sample_weight has shape {weight.shape}")
+    if not np.all(np.isfinite(weight)) or np.any(weight < 0) or not np.any(weight > 0):
+        raise ValueError("sample_weight must be finite and non-negative, and not all zero")
+    return weight
+
+
+def class_doc_weight(model: Any, sample_weight: np.ndarray | None, indicator: np.ndarray) -> np.ndarray | None:
+    """Each document's weight for a classifier's fit: ``sample_weight`` times the weight of its
+    class under ``model.class_weight`` (None: all 1), labels given as the 0/1 ``indicator``."""
+    if model.class_weight is None:
+        return sample_weight
+    if model.multilabel_:
+        raise ValueError("class_weight is for single-label data; for the rare labels of "
+                         "multi-label data use positive_cost")
+    labels = model.classes_[codes_from_omega(indicator.astype(np.float64) - 0.5, False)]
+    if isinstance(model.class_weight, dict):
+        unknown = [k for k in model.class_weight if k not in set(model.classes_.tolist())]
+        if unknown:
+            raise ValueError(f"class_weight names classes not in y: {unknown} (classes: {model.classes_.tolist()})")
+        values = np.array(list(model.class_weight.values()), dtype=np.float64)
+        if not np.all(np.isfinite(values)) or np.any(values < 0):
+            raise ValueError(f"class_weight values must be finite and non-negative, got {model.class_weight!r}")
+    by_class = compute_sample_weight(model.class_weight, labels)
+    if not np.any(by_class > 0):
+        raise ValueError("class_weight gives every training document weight 0")
+    return by_class if sample_weight is None else by_class * sample_weight
