@@ -14,6 +14,7 @@
 - ``r52``: Reuters-21578 R52 (ModApte documents with one topic, 52 categories, 6,532 / 2,568):
   test and training accuracy for each K (``--r52-ks``), sampler and setting (``--settings``);
 - ``r8``: R52's documents of its eight largest training classes (5,485 / 2,189), as ``r52``;
+- ``binary``: 20 Newsgroups' alt.atheism against talk.religion.misc (the papers' binary task), as ``r52``;
 - ``synthetic``: documents drawn from the model (``make_supervised_corpus``, generator seed 0):
   4,000 documents of 80 words, 30 planted topics, 30 classes of Zipf shares (``class_skew`` 1,
   the largest 750 documents, the smallest 25), a fifth of the labels redrawn at random; the first
@@ -70,7 +71,9 @@ SUITE = "tasks"
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 ARCHIVES = {"news": "20news-bydate.tar.gz", "hotel": "hotel-reviews.tar.gz", "reuters": "reuters21578.tar.gz",
             "validation": "20news-bydate.tar.gz", "hotel-validation": "hotel-reviews.tar.gz",
-            "r52": "reuters21578.tar.gz", "r8": "reuters21578.tar.gz", "synthetic": None}
+            "r52": "reuters21578.tar.gz", "r8": "reuters21578.tar.gz", "synthetic": None,
+            "binary": "20news-bydate.tar.gz"}
+BINARY = ("alt.atheism", "talk.religion.misc")  # the papers' binary 20 Newsgroups task
 
 
 def _split(path: Path, **kwargs):
@@ -159,6 +162,11 @@ def r52_runs(out: RowWriter, args) -> None:
 
 def r8_runs(out: RowWriter, args) -> None:
     single_label_runs(out, args, "r8", *r8_split(args.data / ARCHIVES["r8"]))
+
+
+def binary_runs(out: RowWriter, args) -> None:
+    single_label_runs(out, args, "binary", *_split(args.data / ARCHIVES["binary"], categories=BINARY,
+                                                   **_news_reading(args)))
 
 
 def synthetic_runs(out: RowWriter, args) -> None:
@@ -308,7 +316,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", type=Path, default=DATA, help="folder with the three archives")
     p.add_argument("--parts", type=_names, default=["news", "hotel", "reuters"],
-                   help="any of news, hotel, reuters, validation, hotel-validation, r52, r8, synthetic")
+                   help="any of news, hotel, reuters, validation, hotel-validation, r52, r8, synthetic, binary")
     p.add_argument("--ks", type=_ints, default=[20, 50, 100, 200, 400], help="20 Newsgroups K values")
     p.add_argument("--samplers", type=_names, default=["light", "gibbs"])
     p.add_argument("--strategies", type=_names, default=["multitask", "ovr"])
@@ -331,8 +339,8 @@ def main() -> None:
                    help="r52, r8, synthetic: how far light's eta lies from its exact conditional every 5 iterations "
                         "(metric eta_lag: [iteration, whitened squared distance / K, bias z-score]; the fit's "
                         "time then includes the measurement)")
-    p.add_argument("--r52-ks", type=_ints, default=[20, 50], help="r52, r8 and synthetic K values")
-    p.add_argument("--r52-iters", type=int, default=50, help="r52, r8 and synthetic training iterations")
+    p.add_argument("--r52-ks", type=_ints, default=[20, 50], help="r52, r8, binary and synthetic K values")
+    p.add_argument("--r52-iters", type=int, default=50, help="r52, r8, binary and synthetic training iterations")
     p.add_argument("--n-jobs", type=int, default=-1, help="processes for one-vs-rest (multitask runs use one core)")
     p.add_argument("--seeds", type=_ints, default=[0], help="seeds; each run is repeated with each")
     p.add_argument("--positive-cost", default="auto", type=lambda v: v if v == "auto" else float(v),
@@ -347,7 +355,7 @@ def main() -> None:
     out = RowWriter(SUITE, args.out)
     runs = {"news": news_runs, "hotel": hotel_runs, "reuters": reuters_runs, "validation": validation_runs,
             "hotel-validation": hotel_validation_runs, "r52": r52_runs, "r8": r8_runs,
-            "synthetic": synthetic_runs}
+            "synthetic": synthetic_runs, "binary": binary_runs}
     for part in args.parts:
         runs[part](out, args)
     for derived in summary(out.rows) + label_summary(out.rows):
