@@ -16,7 +16,7 @@ from sklearn.metrics import confusion_matrix  # noqa: E402
 
 from medlda import LDA, MedLDAClassifier, MedLDARegressor
 from medlda.data.synthetic import make_regression_corpus  # noqa: E402
-from medlda.reporting import plots  # noqa: E402
+from medlda.reporting import figures, plots  # noqa: E402
 from medlda.reporting.reports import class_topic_weights  # noqa: E402
 
 FAST = dict(alpha_sum=1.0, sampler="light", n_infer_burn=10, n_infer_avg=5, random_state=0)
@@ -229,4 +229,4 @@ def test_save_figure_writes_by_suffix_and_refuses_unknown_formats(tmp_path, thre
 def test_missing_matplotlib_is_named(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(ImportError, match=r"pip install 'medlda\[plots\]'"):
-        plots._pyplot()
+        figures.pyplot()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -137,8 +137,8 @@ class Corpus(CorpusLabels, CorpusFiles):
     @classmethod
     def from_sparse(
         cls,
-        X,
-        vocabulary: Sequence[str] | None = None,
+        X: Any,
+        vocabulary: Sequence[str] | np.ndarray | None = None,
         labels: Sequence | None = None,
         source: str | None = None,
     ) -> "Corpus":
@@ -178,7 +178,7 @@ class Corpus(CorpusLabels, CorpusFiles):
                    labels=as_label_tuples(labels, n_docs), source=source)
 
     @classmethod
-    def from_texts(cls, texts: Iterable[str], labels: Sequence | None = None, vectorizer=None,
+    def from_texts(cls, texts: Iterable[str], labels: Sequence | None = None, vectorizer: Any = None,
                    vocabulary: Sequence[str] | np.ndarray | None = None) -> "Corpus":
         """A corpus of raw texts, tokenized and counted by ``vectorizer``.
 
@@ -223,12 +223,11 @@ class Corpus(CorpusLabels, CorpusFiles):
         return corpus
 
     @classmethod
-    def from_tokens(cls, docs: Sequence[Sequence[str]], vocabulary: Sequence[str] | None = None,
+    def from_tokens(cls, docs: Sequence[Sequence[str]], vocabulary: Sequence[str] | np.ndarray | None = None,
                     labels: Sequence | None = None) -> "Corpus":
         """A corpus of documents given as lists of tokens (words already split).
 
-        Each document's tokens are ordered by word id, so the corpus is the one its count matrix
-        gives.
+        Each document's tokens are ordered by word id: the corpus is the one its count matrix gives.
 
         Parameters
         ----------
@@ -351,7 +350,8 @@ class Corpus(CorpusLabels, CorpusFiles):
                       n_oov_dropped=self.n_oov_dropped + int(known.size - np.count_nonzero(known)),
                       source=self.source, doc_names=self.doc_names, vectorizer=self.vectorizer)
 
-    def holdout(self, n_test: int, random_state=None, stratify: bool = True) -> tuple["Corpus", "Corpus"]:
+    def holdout(self, n_test: int, random_state: int | np.random.Generator | None = None,
+                stratify: bool = True) -> tuple[Corpus, Corpus]:
         """Set ``n_test`` random documents aside: (train, test), each in the corpus's order.
 
         Parameters

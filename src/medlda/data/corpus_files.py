@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+from functools import partial
 from pathlib import Path
-from typing import Self
+from typing import Self, TypeGuard
 
 import numpy as np
 
@@ -90,7 +91,7 @@ def read_corpus_folder(directory, mmap: bool = False) -> dict:
                 source=source or str(directory), doc_names=names)
 
 
-def _is_count(value) -> bool:
+def _is_count(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
@@ -133,7 +134,7 @@ class CorpusFiles(CountDocuments):
         directory.mkdir(parents=True, exist_ok=True)
         (directory / NPY_META).unlink(missing_ok=True)  # a half-rewritten folder is never loadable
         for name, arr in (("word_ids", self.word_ids), ("doc_ptr", self.doc_ptr), ("vocabulary", self.vocabulary)):
-            atomic_write(directory / f"{name}.npy", lambda f, a=arr: np.save(f, a, allow_pickle=False))
+            atomic_write(directory / f"{name}.npy", partial(np.save, arr=arr, allow_pickle=False))
         meta = {"format": NPY_FORMAT, "format_version": 1, "n_docs": self.n_docs, "n_tokens": self.n_tokens,
                 "n_words": self.n_words, "source": self.source, "n_empty_skipped": self.n_empty_skipped,
                 "n_oov_dropped": self.n_oov_dropped,
@@ -179,10 +180,10 @@ class CorpusFiles(CountDocuments):
     @property
     def mmap_file(self) -> str | None:
         """The file the token array is memory-mapped from, if it is (else None)."""
-        base = self.word_ids
+        base: object = self.word_ids
         while base is not None and not isinstance(base, np.memmap):
             base = getattr(base, "base", None)
-        if base is None or getattr(base, "filename", None) is None or base.size != self.word_ids.size:
+        if not isinstance(base, np.memmap) or base.filename is None or base.size != self.word_ids.size:
             return None
         return str(base.filename)
 

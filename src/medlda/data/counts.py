@@ -70,7 +70,7 @@ def check_count_matrix(X) -> sp.csr_matrix:
         return X.to_sparse()
     count_matrix_shape(X)
     dense = None if sp.issparse(X) else np.asarray(X)
-    if np.iscomplexobj(X.data if sp.issparse(X) else dense):
+    if np.iscomplexobj(X.data if dense is None else dense):
         raise ValueError("Complex data not supported: a document-term matrix holds integer word counts")
     if dense is not None and dense.dtype == object:  # numbers in an object array (e.g. from pandas)
         dense = dense.astype(np.float64)

@@ -50,16 +50,56 @@ def _vocabulary(n_topics: int, words_per_topic: int) -> np.ndarray:
 def make_supervised_corpus(n_docs: int = 2000, n_topics: int = 10, *, words_per_topic: int = 30,
                            doc_length: int = 80, n_classes: int = 2, alpha_sum: float = 1.0,
                            purity: float = 0.9, eta_scale: float = 4.0, label_noise: float = 0.0,
-                           class_skew: float = 0.0, random_state=None) -> tuple[Corpus, Bunch]:
-    """Draw documents and labels from the model: theta_d ~ Dir(alpha), z ~ theta_d, w ~ phi_z,
-    label = sign(eta . zbar_d) (two classes) or argmax_t eta_t . zbar_d, then ``label_noise`` of
-    the labels replaced by a uniformly drawn class.
+                           class_skew: float = 0.0,
+                           random_state: int | np.random.Generator | None = None) -> tuple[Corpus, Bunch]:
+    """A labeled corpus drawn from the supervised topic model, with the truth that made it.
 
-    ``class_skew`` s > 0 (several classes): a bias added to each eta_t gives class t about a share
-    proportional to (t + 1)^-s of the documents (Zipf: many small classes); 0 leaves eta as drawn.
+    theta_d ~ Dir(alpha), z ~ theta_d, w ~ phi_z; the label is sign(eta . zbar_d) (two classes,
+    balanced) or argmax_t eta_t . zbar_d, then ``label_noise`` of the labels are replaced by a
+    uniformly drawn class.
 
-    Returns the Corpus (vocabulary ``t{k}_{j}``: word j of topic k's block; labels ``"0"..``) and
-    the truth: ``topic_word`` (K, V), ``eta`` (T, K), ``doc_topic`` (D, K), ``zbar`` (D, K), ``y``.
+    Parameters
+    ----------
+    n_docs : int, default=2000
+        Documents.
+    n_topics : int, default=10
+        Topics K; the vocabulary has ``n_topics * words_per_topic`` words.
+    n_classes : int, default=2
+        Classes (at least 2).
+    words_per_topic : int, default=30
+        Words in each topic's own block.
+    doc_length : int, default=80
+        Mean document length (Poisson; at least 1 token).
+    alpha_sum : float, default=1.0
+        Dirichlet prior mass of each document's topic proportions.
+    purity : float, default=0.9
+        Share of a topic's mass on its own block of words (the rest is spread on all words).
+    eta_scale : float, default=4.0
+        Standard deviation of the drawn weights eta.
+    label_noise : float, default=0.0
+        Share of the labels replaced by a uniformly drawn class.
+    class_skew : float, default=0.0
+        s > 0 (several classes): biases give class t a share of the documents about proportional
+        to (t + 1)^-s (Zipf: many small classes); 0 leaves eta as drawn.
+    random_state : int, Generator or None
+        Seed.
+
+    Returns
+    -------
+    corpus : Corpus
+        Vocabulary ``t{k}_{j}`` (word j of topic k's block); labels ``"0"``, ``"1"``, ...
+    truth : Bunch
+        ``topic_word`` (K, V), ``eta`` (T, K), ``doc_topic`` (D, K), ``zbar`` (D, K), ``z`` (the
+        tokens' topics) and ``y`` (D,), the labels as ints.
+
+    Examples
+    --------
+    >>> from medlda.data.synthetic import make_supervised_corpus
+    >>> corpus, truth = make_supervised_corpus(200, 4, n_classes=3, random_state=0)
+    >>> corpus.n_docs, corpus.n_words, truth.eta.shape
+    (200, 120, (3, 4))
+    >>> corpus.labels[0], int(truth.y[0])
+    (('2',), 2)
     """
     if n_classes < 2:
         raise ValueError(f"n_classes must be >= 2, got {n_classes}")
@@ -103,12 +143,49 @@ def class_biases(omega: np.ndarray, skew: float, rounds: int = 300) -> np.ndarra
 def make_multilabel_corpus(n_docs: int = 2000, n_topics: int = 10, *, n_labels: int = 5,
                            words_per_topic: int = 30, doc_length: int = 80, alpha_sum: float = 1.0,
                            purity: float = 0.9, eta_scale: float = 4.0, prevalence: float = 0.25,
-                           random_state=None) -> tuple[Corpus, Bunch]:
-    """Documents drawn as in :func:`make_supervised_corpus`; label t is present when
+                           random_state: int | np.random.Generator | None = None) -> tuple[Corpus, Bunch]:
+    """A multi-label corpus drawn from the supervised topic model, with the truth that made it.
+
+    Documents are drawn as in ``make_supervised_corpus``; label t is present when
     eta_t . zbar_d > b_t, with b_t chosen so that a fraction ``prevalence`` of the documents carry it.
 
-    Returns the Corpus (labels: tuples of ``"L{t}"``, possibly empty) and the truth, with ``Y`` the
-    (D, n_labels) 0/1 indicator matrix and ``eta`` (n_labels, K) including the shift b_t.
+    Parameters
+    ----------
+    n_docs : int, default=2000
+        Documents.
+    n_topics : int, default=10
+        Topics K; the vocabulary has ``n_topics * words_per_topic`` words.
+    n_labels : int, default=5
+        Labels.
+    words_per_topic : int, default=30
+        Words in each topic's own block.
+    doc_length : int, default=80
+        Mean document length (Poisson; at least 1 token).
+    alpha_sum : float, default=1.0
+        Dirichlet prior mass of each document's topic proportions.
+    purity : float, default=0.9
+        Share of a topic's mass on its own block of words (the rest is spread on all words).
+    eta_scale : float, default=4.0
+        Standard deviation of the drawn weights eta.
+    prevalence : float, default=0.25
+        Share of the documents carrying each label, in (0, 1).
+    random_state : int, Generator or None
+        Seed.
+
+    Returns
+    -------
+    corpus : Corpus
+        Labels: tuples of ``"L{t}"``, possibly empty.
+    truth : Bunch
+        As ``make_supervised_corpus``'s, with ``Y`` the (D, n_labels) 0/1 indicator matrix
+        instead of ``y``, and ``eta`` (n_labels, K) including the shift b_t.
+
+    Examples
+    --------
+    >>> from medlda.data.synthetic import make_multilabel_corpus
+    >>> corpus, truth = make_multilabel_corpus(200, 4, n_labels=3, random_state=0)
+    >>> corpus.labels[:2], truth.Y.shape, truth.Y.mean(axis=0).round(2).tolist()
+    ([('L0',), ('L2',)], (200, 3), [0.25, 0.25, 0.25])
     """
     if not 0 < prevalence < 1:
         raise ValueError(f"prevalence must lie in (0, 1), got {prevalence}")
@@ -127,9 +204,47 @@ def make_multilabel_corpus(n_docs: int = 2000, n_topics: int = 10, *, n_labels: 
 def make_regression_corpus(n_docs: int = 2000, n_topics: int = 10, *, words_per_topic: int = 30,
                            doc_length: int = 80, alpha_sum: float = 1.0, purity: float = 0.9,
                            eta_scale: float = 1.0, noise: float = 0.1,
-                           random_state=None) -> tuple[Corpus, Bunch]:
-    """Documents drawn as in :func:`make_supervised_corpus` with a real response
-    y_d = eta . zbar_d + N(0, noise^2). Labels are the responses written as text."""
+                           random_state: int | np.random.Generator | None = None) -> tuple[Corpus, Bunch]:
+    """A corpus with a real response drawn from the supervised topic model, and its truth.
+
+    Documents are drawn as in ``make_supervised_corpus``; the response is
+    y_d = eta . zbar_d + N(0, noise^2).
+
+    Parameters
+    ----------
+    n_docs : int, default=2000
+        Documents.
+    n_topics : int, default=10
+        Topics K; the vocabulary has ``n_topics * words_per_topic`` words.
+    words_per_topic : int, default=30
+        Words in each topic's own block.
+    doc_length : int, default=80
+        Mean document length (Poisson; at least 1 token).
+    alpha_sum : float, default=1.0
+        Dirichlet prior mass of each document's topic proportions.
+    purity : float, default=0.9
+        Share of a topic's mass on its own block of words (the rest is spread on all words).
+    eta_scale : float, default=1.0
+        Standard deviation of the drawn weights eta.
+    noise : float, default=0.1
+        Standard deviation of the response's noise.
+    random_state : int, Generator or None
+        Seed.
+
+    Returns
+    -------
+    corpus : Corpus
+        Labels: the responses written as text.
+    truth : Bunch
+        As ``make_supervised_corpus``'s, ``eta`` of shape (1, K) and ``y`` the responses.
+
+    Examples
+    --------
+    >>> from medlda.data.synthetic import make_regression_corpus
+    >>> corpus, truth = make_regression_corpus(200, 4, random_state=0)
+    >>> corpus.real_labels()[:2].round(3), truth.y[:2].round(3)
+    (array([-0.261, -0.275]), array([-0.261, -0.275]))
+    """
     rng = np.random.default_rng(random_state)
     word_ids, doc_ptr, phi, theta, zbar, z = _draw_documents(n_docs, n_topics, words_per_topic, doc_length,
                                                               alpha_sum, purity, rng)

@@ -112,13 +112,45 @@ def make_vectorizer(
     max_df: int | float = 1.0,
     max_features: int | None = None,
 ) -> CountVectorizer:
-    """A CountVectorizer with the standard preprocessing.
+    """A scikit-learn CountVectorizer with medlda's standard text preprocessing.
 
-    ``news`` drops a leading e-mail header block but its Subject (``strip_news_headers``);
-    ``quotes`` drops quoted lines, attribution lines (``strip_quotes``) and the closing signature
-    (``strip_signature``), by default where ``news`` is set; ``max_df`` drops words in more
-    documents (a fraction, or a count), ``max_features`` keeps the most frequent words. A given
-    ``vocabulary`` is used as is (no document-frequency limits).
+    Lowercase, alphabetic tokens of 3+ letters, English stop words removed, words kept that
+    occur in at least ``min_df`` documents; e-mail and news boilerplate stripped first.
+
+    Parameters
+    ----------
+    news : bool, default=True
+        Drop a leading e-mail header block but its Subject line (``strip_news_headers``).
+    quotes : bool, optional
+        Drop quoted lines, attribution lines (``strip_quotes``) and the closing signature
+        (``strip_signature``); default: as ``news``.
+    min_df : int or float, default=3
+        Keep words in at least this many documents (a float: this fraction of them).
+    stop_words : "english", list of str or None, default="english"
+        Words to drop.
+    vocabulary : sequence of str, optional
+        Use these words as they are (no document-frequency limits).
+    max_df : int or float, default=1.0
+        Drop words in more documents than this (a float: this fraction of them).
+    max_features : int, optional
+        Keep only the most frequent words.
+
+    Returns
+    -------
+    CountVectorizer
+        Unfitted; ``medlda.save_model`` keeps its settings in a model file.
+
+    Examples
+    --------
+    >>> from medlda.data.text import make_vectorizer
+    >>> vectorizer = make_vectorizer(min_df=1)
+    >>> X = vectorizer.fit_transform(["From: a@b.org\\nSubject: Space probes\\n\\nThe probe reached orbit.",
+    ...                               "Cars and their engines: engines roar"])
+    >>> vectorizer.get_feature_names_out().tolist()
+    ['cars', 'engines', 'orbit', 'probe', 'probes', 'reached', 'roar', 'space']
+    >>> X.toarray()
+    array([[0, 0, 1, 1, 1, 1, 0, 1],
+           [1, 2, 0, 0, 0, 0, 1, 0]])
     """
     quotes = news if quotes is None else quotes
     if vocabulary is not None:

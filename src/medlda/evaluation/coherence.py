@@ -33,8 +33,36 @@ def document_frequencies(docs: Corpus, word_ids: np.ndarray) -> tuple[np.ndarray
 
 
 def topic_coherence(top_words: np.ndarray, docs: Corpus, measure: str = "npmi") -> np.ndarray:
-    """Coherence (K,) of each row of ``top_words`` (K, M), word ids ordered from the most
-    probable, in the documents ``docs``; see the module docstring for the measures."""
+    """Coherence of each topic's top words in a reference corpus: how often they occur together.
+
+    Parameters
+    ----------
+    top_words : array-like of shape (K, M)
+        Word ids of each topic, ordered from the most probable (``top_word_ids``), M >= 2.
+    docs : Corpus
+        Reference documents over the same vocabulary.
+    measure : {"npmi", "umass"}, default="npmi"
+        ``"npmi"``: normalized pointwise mutual information of each pair, in [-1, 1] (1: always
+        together, 0: independent, -1: never together), for held-out or external documents;
+        ``"umass"``: log((D(a, b) + 1) / D(a)), for the training documents (module docstring).
+
+    Returns
+    -------
+    ndarray of shape (K,)
+        The mean over each topic's pairs; pairs with a word that no document contains are left
+        out, and a topic with no pair left gets NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from medlda import Corpus
+    >>> from medlda.evaluation.coherence import topic_coherence
+    >>> docs = Corpus.from_tokens([["apple", "pear"], ["apple", "pear", "fig"], ["fig", "kiwi"], ["kiwi"]])
+    >>> docs.vocabulary.tolist()
+    ['apple', 'fig', 'kiwi', 'pear']
+    >>> topic_coherence(np.array([[0, 3], [0, 1]]), docs)
+    array([1., 0.])
+    """
     if measure not in MEASURES:
         raise ValueError(f"measure must be one of {', '.join(MEASURES)}; got {measure!r}")
     top_words = np.asarray(top_words)

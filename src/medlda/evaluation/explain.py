@@ -25,8 +25,32 @@ def toward_prediction(zbar: np.ndarray, eta: np.ndarray, omega: np.ndarray) -> n
 
 
 def top_topics(contributions: np.ndarray, n: int, absolute: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """The ``n`` topics (D, n) with the largest contributions in each row (``absolute``: the
-    largest in size, either sign, as for a regression), largest first, and their contributions."""
+    """The ``n`` topics with the largest contributions in each row, largest first.
+
+    Parameters
+    ----------
+    contributions : ndarray of shape (D, K)
+        Each topic's part of each document's decision (``decision_contributions``).
+    n : int
+        Topics per row (at most K are given).
+    absolute : bool, default=False
+        Rank by size, either sign (as for a regression's prediction).
+
+    Returns
+    -------
+    topics : ndarray of shape (D, n)
+        Topic numbers.
+    values : ndarray of shape (D, n)
+        Their contributions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from medlda.evaluation.explain import top_topics
+    >>> topics, values = top_topics(np.array([[0.5, -2.0, 1.0]]), 2, absolute=True)
+    >>> topics, values
+    (array([[1, 2]]), array([[-2.,  1.]]))
+    """
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
     n = min(n, contributions.shape[1])

@@ -248,7 +248,7 @@ def _rebuild(path: Path, meta: dict, arrays: dict):
     labels = None
     if meta["estimator"] == "MedLDAClassifier":
         labels = schema.classes(where, arrays["classes"], meta["multilabel"])
-    n_sets = labels.size if meta.get("ovr") else 1  # one-vs-rest: C topic sets stacked
+    n_sets = labels.size if labels is not None and meta.get("ovr") else 1  # one-vs-rest: C topic sets stacked
     K = model.n_components * n_sets
     counts = schema.topic_word_counts(where, arrays["topic_word_counts"], K)
     model.topic_word_counts_ = counts
@@ -264,7 +264,7 @@ def _rebuild(path: Path, meta: dict, arrays: dict):
     model.trace_ = meta["trace"]
     model.log_joint_ = meta["log_joint"]
     model.n_empty_skipped_ = meta["n_empty_skipped"]
-    if meta["estimator"] == "MedLDAClassifier":
+    if labels is not None:  # a MedLDAClassifier
         _rebuild_classifier(where, model, meta, arrays["eta_samples"], labels, K)
     elif meta["estimator"] == "MedLDARegressor":
         model.eta_samples_ = schema.eta_samples(where, arrays["eta_samples"], 1, K)

@@ -80,11 +80,12 @@ class TopicModel(TopicWords, BaseEstimator):
     """
 
     parameters: ClassVar[dict[str, Param]] = {}
+    _phi_cache: np.ndarray | None
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         if "parameters" in cls.__dict__:
-            cls.__init__ = make_init(cls.parameters)
+            setattr(cls, "__init__", make_init(cls.parameters))
             for param in cls.parameters.values():
                 if param.former:
                     setattr(cls, param.former, FormerName(param.former, param.name))
@@ -189,9 +190,11 @@ class TopicModel(TopicWords, BaseEstimator):
                 if backend_name == "ray":
                     with ray_backend(*chain, supervision, rng, n_workers=self.n_workers,
                                      address=getattr(self, "ray_address", None), mmap_file=corpus.mmap_file,
-                                     snapshot=checkpoints.loaded, checkpoint=checkpoints.written) as backend:
-                        result = train(backend, supervision, progress=checkpoints.resume(rng, supervision), **loop)
-                        state = backend.chain()
+                                     snapshot=checkpoints.loaded, checkpoint=checkpoints.written) as on_ray:
+                        # RayBackend has no set_alpha, which train calls only for optimize_alpha (refused above)
+                        result = train(on_ray, supervision,  # type: ignore[arg-type]
+                                       progress=checkpoints.resume(rng, supervision), **loop)
+                        state = on_ray.chain()
                 else:
                     backend = LocalBackend.initialize(*chain, rng, checkpoints.loaded)
                     result = train(backend, supervision, progress=checkpoints.resume(rng, supervision), **loop)
@@ -218,9 +221,10 @@ class TopicModel(TopicWords, BaseEstimator):
         return state, result
 
     def _phi_wk(self) -> np.ndarray:
-        if getattr(self, "_phi_cache", None) is None:
-            self._phi_cache = np.ascontiguousarray(self.topic_word_.T)
-        return self._phi_cache
+        cache = getattr(self, "_phi_cache", None)
+        if cache is None:
+            cache = self._phi_cache = np.ascontiguousarray(self.topic_word_.T)
+        return cache
 
     def _input_corpus(self, X) -> Corpus:
         """New documents X as a Corpus over the fitted words (``as_corpus``: a Corpus with a
@@ -275,7 +279,12 @@ class TopicModel(TopicWords, BaseEstimator):
         settings : dict or None
             ``text_preprocessing``'s settings, over ``vocabulary_``; None: no text preprocessing.
         """
-        self.vectorizer_ = None if settings is None else vectorizer_for(self.vocabulary_, settings)
+        if settings is None:
+            self.vectorizer_ = None
+        elif self.vocabulary_ is None:
+            raise ValueError("text preprocessing needs the model's words (vocabulary_)")
+        else:
+            self.vectorizer_ = vectorizer_for(self.vocabulary_, settings)
 
     def _doc_topic_counts(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Inferred doc-topic counts (D, K) of new documents (``inference``), and their lengths; a

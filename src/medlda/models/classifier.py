@@ -52,8 +52,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, ClassDecisions, TopicM
     eta_samples_ : ndarray of shape (n_eta_avg, n_tasks, n_components)
         The kept eta samples of the last iterations.
     c_, margin_, positive_cost_ : float
-        The regularization constant, margin and cost of a missed positive label in use
-        (``"auto"`` resolved).
+        The regularization constant, margin and cost of a missed positive label (``"auto"`` resolved).
     proba_scale_ : float
         s of ``predict_proba``'s sigmoid(s omega), fitted on training documents (logistic loss).
     train_accuracy_ : float
@@ -162,6 +161,7 @@ vectorizer_, sampler_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
         self.log_joint_ = fitted.log_joint
         self.trace_ = []
         truth = indicator.astype(np.int64) if self.multilabel_ else self._codes(indicator.astype(float))
+        assert fitted.train_omega is not None  # fit_ovr gives the training discriminants
         self.train_accuracy_ = subset_accuracy(codes_from_omega(fitted.train_omega, self.multilabel_), truth)
 
     def _take_one_vs_rest(self, fitted: OneVsRest) -> None:

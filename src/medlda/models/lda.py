@@ -73,15 +73,15 @@ class LDA(TransformerMixin, TopicModel):
 
     parameters = declared((*PRIOR, *SAMPLING, "n_jobs", *INFERENCE, *RUN, "block_simulation", "trace_every"))
 
-    def fit(self, X: Any, y: None = None, *, heldout: Any = None) -> LDA:
+    def fit(self, X: Any, y: Any = None, *, heldout: Any = None) -> LDA:
         """Sample topics for the documents of X.
 
         Parameters
         ----------
         X : Corpus, count matrix of shape (n_docs, n_words) or lists of tokens
             Training documents. Empty documents are skipped with a warning.
-        y : None
-            Ignored (scikit-learn's signature).
+        y : ignored
+            Not used (scikit-learn's signature: a Pipeline passes its y to every step).
         heldout : Corpus, count matrix or lists of tokens, optional
             Documents over the same words (a Corpus with its own words is aligned to those of a
             Corpus X by word): ``trace_`` also gets their perplexity by document completion every
@@ -173,15 +173,15 @@ class LDA(TransformerMixin, TopicModel):
                                               self._alpha(), self.n_infer_burn, self.n_infer_avg, rng,
                                               self._make_sampler(), self._sampler_threads())
 
-    def score(self, X: Any, y: None = None) -> float:
+    def score(self, X: Any, y: Any = None) -> float:
         """Mean held-out log likelihood per token by document completion: -log ``perplexity``.
 
         Parameters
         ----------
         X : Corpus, count matrix or lists of tokens
             Held-out documents over the fitted words.
-        y : None
-            Ignored (scikit-learn's signature).
+        y : ignored
+            Not used (scikit-learn's signature).
 
         Returns
         -------

@@ -11,7 +11,9 @@ is escaped. Needs matplotlib (``pip install 'medlda[plots]'``).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +30,7 @@ MEASURE_NAMES = {"accuracy": "accuracy", "f1_micro": "F1 (micro)", "f1_macro": "
 MANY_CLASSES = 5  # more classes than this: the confusion matrix's column names run upwards
 
 
-def write_report(model, X, y, path, **options) -> Path:
+def write_report(model: Any, X: Any, y: Any, path: str | os.PathLike, **options: Any) -> Path:
     """Write the HTML report of ``model`` (``report_html``) to ``path``, atomically.
 
     Parameters
@@ -50,6 +52,18 @@ def write_report(model, X, y, path, **options) -> Path:
     -------
     Path
         ``path``.
+
+    Examples
+    --------
+    >>> from medlda import MedLDAClassifier
+    >>> from medlda.reporting.html import write_report
+    >>> from medlda.data.synthetic import make_supervised_corpus
+    >>> corpus, truth = make_supervised_corpus(300, 5, doc_length=30, n_classes=3, random_state=0)
+    >>> train, test = corpus.holdout(100, random_state=0)
+    >>> clf = MedLDAClassifier(5, max_iter=10, random_state=0).fit(train, train.single_labels())
+    >>> path = write_report(clf, test, test.single_labels(), "report.html", method="pca")
+    >>> path.read_text().startswith("<!DOCTYPE html>")
+    True
     """
     return atomic_write_text(path, report_html(model, X, y, **options))
 

@@ -9,94 +9,96 @@ displays do. Needs matplotlib (``pip install 'medlda[plots]'``); nothing else in
 
 from __future__ import annotations
 
-import math
-from contextlib import nullcontext
+import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
-from sklearn.decomposition import PCA
-from sklearn.manifold import TSNE
 from sklearn.metrics import ConfusionMatrixDisplay
-from threadpoolctl import threadpool_limits
 
 from medlda.data.counts import count_matrix_shape
 from medlda.evaluation.explain import top_topics
 from medlda.evaluation.metrics import r2
 from medlda.io.atomic import atomic_write
+from medlda.reporting import figures
+from medlda.reporting.figures import figure_format
 from medlda.reporting.reports import class_topic_weights, topic_words
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-TRACE_METRICS = {"train_accuracy": "training accuracy", "log_joint": "log joint  log p(W, Z)",
-                 "perplexity": "held-out perplexity"}
-MAX_LABELED_CLASSES = 20  # more classes than this: a map gets a colour bar, not a legend
 
+def plot_trace(model: Any, x: str = "iteration", ax: Any = None) -> Figure:
+    """Training curves from ``model.trace_``, one panel per measure.
 
-def _pyplot():
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ImportError("medlda's plots need matplotlib: pip install 'medlda[plots]'") from None
-    return plt
+    Training accuracy, log joint (``trace=True``), held-out perplexity (``LDA.fit(X, heldout=...)``).
 
+    Parameters
+    ----------
+    model : LDA, MedLDAClassifier or MedLDARegressor
+        A fitted model.
+    x : {"iteration", "seconds"}, default="iteration"
+        The horizontal axis: iterations, or seconds of sampling.
+    ax : matplotlib Axes or sequence of them, optional
+        Where to draw; default: a new figure.
 
-def _panels(ax, n: int, ncols: int = 1, panel_size: tuple[float, float] = (5.0, 3.2)):
-    """(figure, list of n Axes): the caller's (one Axes for n = 1, else a sequence of >= n), or
-    a new figure's grid of ``ncols`` columns with the unused cells hidden."""
-    if ax is not None:
-        axes = list(np.ravel(np.asarray(ax, dtype=object)))
-        if len(axes) < n:
-            raise ValueError(f"this figure has {n} panels; ax gives {len(axes)} Axes")
-        return axes[0].figure, axes[:n]
-    plt = _pyplot()
-    ncols = max(1, min(ncols, n))
-    nrows = math.ceil(n / ncols)
-    fig, grid = plt.subplots(nrows, ncols, figsize=(panel_size[0] * ncols, panel_size[1] * nrows),
-                             squeeze=False, layout="constrained")
-    cells = list(grid.ravel())
-    for extra in cells[n:]:
-        extra.set_visible(False)
-    return fig, cells[:n]
+    Returns
+    -------
+    matplotlib.figure.Figure
 
-
-def plot_trace(model, x: str = "iteration", ax=None) -> Figure:
-    """Training curves from ``model.trace_``: training accuracy (supervised models), the log joint
-    (fit with ``trace=True`` or ``verbose``) and held-out perplexity (``LDA.fit(X, heldout=...)``),
-    one panel each, against ``x`` = "iteration" or "seconds" of sampling. A one-vs-rest model
-    draws one line per class from its binary models' traces."""
+    Examples
+    --------
+    >>> from medlda import MedLDAClassifier
+    >>> from medlda.data.synthetic import make_supervised_corpus
+    >>> corpus, truth = make_supervised_corpus(300, 5, doc_length=30, n_classes=3, random_state=0)
+    >>> clf = MedLDAClassifier(5, max_iter=10, trace=True, random_state=0).fit(corpus, truth.y)
+    >>> [a.get_ylabel() for a in plot_trace(clf).axes]
+    ['training accuracy', 'log joint  log p(W, Z)']
+    """
     if x not in ("iteration", "seconds"):
         raise ValueError(f"x must be 'iteration' or 'seconds', got {x!r}")
     if getattr(model, "trace_", None) is None:
         raise ValueError("the model is not fitted: no training trace to plot")
-    subs = getattr(model, "estimators_", None)
-    traces = {str(c): m.trace_ for c, m in zip(model.classes_, subs)} if subs else {None: model.trace_}
-    rows = [row for trace in traces.values() for row in trace]
-    metrics = [m for m in TRACE_METRICS if any(m in row for row in rows)]
-    if not metrics:
-        raise ValueError("the trace holds no measured curve; fit with trace=True to record the log joint")
-    fig, axes = _panels(ax, len(metrics), ncols=len(metrics), panel_size=(4.5, 3.2))
-    for a, metric in zip(axes, metrics):
-        for label, trace in traces.items():
-            points = [row for row in trace if metric in row]
-            a.plot([row[x] for row in points], [row[metric] for row in points], label=label,
-                   marker="." if len(points) < 60 and len(traces) == 1 else None)
-        a.set_xlabel("iteration" if x == "iteration" else "seconds of sampling")
-        a.set_ylabel(TRACE_METRICS[metric])
-        a.grid(alpha=0.3)
-    if subs:
-        axes[-1].legend(fontsize=6, ncols=2 if len(subs) > 10 else 1, frameon=False)
+    traces, metrics = figures.trace_curves(model)
+    fig, axes = figures.panels(ax, len(metrics), ncols=len(metrics), panel_size=(4.5, 3.2))
+    figures.draw_traces(axes, traces, metrics, x)
     seconds = sum(trace[-1]["seconds"] for trace in traces.values() if trace)
     axes[0].set_title(f"{type(model).__name__}, K = {model.n_components}, {seconds:.1f} s", loc="left")
     return fig
 
 
-def plot_topics(model, topics: Sequence[int] | None = None, n_words: int = 10, vocabulary=None, ax=None,
-                relevance: float = 1.0) -> Figure:
-    """The ``n_words`` top words of each topic in ``topics`` (default: the first 12; the most
-    probable, or by ``relevance``, see ``top_word_ids``) as bars of their probability phi_kw, one
-    panel per topic; an empty topic (no training token) is titled so, without bars."""
+def plot_topics(model: Any, topics: Sequence[int] | None = None, n_words: int = 10, vocabulary: Any = None,
+                ax: Any = None, relevance: float = 1.0) -> Figure:
+    """The top words of each topic as bars of their probability phi_kw, one panel per topic.
+
+    Parameters
+    ----------
+    model : LDA, MedLDAClassifier or MedLDARegressor
+        A fitted model.
+    topics : sequence of int, optional
+        The topics to draw; default: the first 12. An empty topic is titled so, without bars.
+    n_words : int, default=10
+        Words per topic.
+    vocabulary : sequence of str, optional
+        The words of the columns (as in ``top_words``).
+    ax : matplotlib Axes or sequence of them, optional
+        Where to draw; default: a new figure.
+    relevance : float, default=1.0
+        How words are ranked (``top_word_ids``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from medlda import MedLDAClassifier
+    >>> from medlda.data.synthetic import make_supervised_corpus
+    >>> corpus, truth = make_supervised_corpus(300, 5, doc_length=30, n_classes=3, random_state=0)
+    >>> clf = MedLDAClassifier(5, max_iter=10, trace=True, random_state=0).fit(corpus, truth.y)
+    >>> len(plot_topics(clf, topics=[0, 1], n_words=5).axes)
+    2
+    """
     phi = model.topic_word_
     topics = list(range(min(12, phi.shape[0]))) if topics is None else [int(k) for k in topics]
     bad = [k for k in topics if not 0 <= k < phi.shape[0]]
@@ -104,7 +106,7 @@ def plot_topics(model, topics: Sequence[int] | None = None, n_words: int = 10, v
         raise ValueError(f"topics {bad} out of range: the model has {phi.shape[0]} topics")
     ids = model.top_word_ids(n_words, relevance)  # one ranking for the bars and their labels
     words = topic_words(model, n_words, relevance, vocabulary)
-    fig, axes = _panels(ax, len(topics), ncols=4, panel_size=(3.2, 0.25 * n_words + 1.0))
+    fig, axes = figures.panels(ax, len(topics), ncols=4, panel_size=(3.2, 0.25 * n_words + 1.0))
     for a, k in zip(axes, topics):
         top = phi[k, ids[k]][:len(words[k])]
         a.barh(np.arange(len(top)), top, color="tab:blue")
@@ -115,15 +117,43 @@ def plot_topics(model, topics: Sequence[int] | None = None, n_words: int = 10, v
     return fig
 
 
-def plot_class_topics(model, n_topics: int = 3, n_words: int = 5, vocabulary=None, ax=None,
+def plot_class_topics(model: Any, n_topics: int = 3, n_words: int = 5, vocabulary: Any = None, ax: Any = None,
                       relevance: float = 1.0) -> Figure:
-    """For each class (a regressor: the topics that raise and lower the response), the
-    ``n_topics`` topics whose weight eta favours it most, as bars labeled with their top words."""
+    """For each class (a regressor: each side), the topics whose weight favours it most, with their words.
+
+    Parameters
+    ----------
+    model : MedLDAClassifier or MedLDARegressor
+        A fitted supervised model.
+    n_topics : int, default=3
+        Topics per class.
+    n_words : int, default=5
+        Words in each topic's label.
+    vocabulary : sequence of str, optional
+        The words of the columns (as in ``top_words``).
+    ax : matplotlib Axes or sequence of them, optional
+        Where to draw; default: a new figure.
+    relevance : float, default=1.0
+        How words are ranked (``top_word_ids``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from medlda import MedLDAClassifier
+    >>> from medlda.data.synthetic import make_supervised_corpus
+    >>> corpus, truth = make_supervised_corpus(300, 5, doc_length=30, n_classes=3, random_state=0)
+    >>> clf = MedLDAClassifier(5, max_iter=10, trace=True, random_state=0).fit(corpus, truth.y)
+    >>> [a.get_title(loc="left") for a in plot_class_topics(clf, n_topics=2).axes if a.get_visible()]
+    ['class 0', 'class 1', 'class 2']
+    """
     if not hasattr(model, "eta_samples_"):
         raise ValueError("an unsupervised LDA has no classifier weights: use plot_topics")
     weights = class_topic_weights(model, n_topics)
     words = topic_words(model, n_words, relevance, vocabulary)
-    fig, axes = _panels(ax, len(weights), ncols=2, panel_size=(6.5, 0.45 * n_topics + 1.0))
+    fig, axes = figures.panels(ax, len(weights), ncols=2, panel_size=(6.5, 0.45 * n_topics + 1.0))
     for a, (label, weighted) in zip(axes, weights.items()):
         ks = [k for k, _ in weighted]
         eta = [w for _, w in weighted]
@@ -136,13 +166,47 @@ def plot_class_topics(model, n_topics: int = 3, n_words: int = 5, vocabulary=Non
     return fig
 
 
-def plot_explanation(model, X, doc: int = 0, n_topics: int = 8, n_words: int = 5, label=None, vocabulary=None,
-                     ax=None, name: str | None = None) -> Figure:
-    """Why document ``doc`` (a row of X, from 0) got its prediction: the ``n_topics`` topics that
-    move its decision most (``decision_contributions``: each topic's share of the document times
-    its weight), in size, labeled with their words, coloured by the class each favours (a legend
-    says which); ``name`` titles the document (default "document <doc>"). X is inferred whole, as
-    by ``predict``, so the figure shows what ``predict`` decided."""
+def plot_explanation(model: Any, X: Any, doc: int = 0, n_topics: int = 8, n_words: int = 5, label: Any = None,
+                     vocabulary: Any = None, ax: Any = None, name: str | None = None) -> Figure:
+    """Why one document got its prediction: the topics that move its decision most.
+
+    Bars of ``decision_contributions``, the largest in size first, coloured by the side each
+    favours. X is inferred whole, as by ``predict``, so the figure shows what ``predict`` decided.
+
+    Parameters
+    ----------
+    model : MedLDAClassifier or MedLDARegressor
+        A fitted supervised model.
+    X : Corpus, count matrix or lists of tokens
+        Documents.
+    doc : int, default=0
+        The row of X to explain.
+    n_topics : int, default=8
+        Topics to show.
+    n_words : int, default=5
+        Words in each topic's label.
+    label : class label, optional
+        Explain that class's score instead of the prediction (``decision_contributions``).
+    vocabulary : sequence of str, optional
+        The words of the columns (as in ``top_words``).
+    ax : matplotlib Axes, optional
+        Where to draw; default: a new figure.
+    name : str, optional
+        The document's title; default "document <doc>".
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from medlda import MedLDAClassifier
+    >>> from medlda.data.synthetic import make_supervised_corpus
+    >>> corpus, truth = make_supervised_corpus(300, 5, doc_length=30, n_classes=3, random_state=0)
+    >>> clf = MedLDAClassifier(5, max_iter=10, trace=True, random_state=0).fit(corpus, truth.y)
+    >>> plot_explanation(clf, corpus[:5], doc=1, n_topics=3).axes[0].get_title(loc="left")
+    'document 1: predicted 0, ahead of 1 by 119'
+    """
     if not hasattr(model, "decision_contributions"):
         raise ValueError("an unsupervised LDA makes no prediction to explain")
     n_docs = count_matrix_shape(X)[0]
@@ -152,67 +216,50 @@ def plot_explanation(model, X, doc: int = 0, n_topics: int = 8, n_words: int = 5
     task = model.label_index(label) if classifier else None  # refused before the inference
     zbar = model.transform(X)
     name = f"document {doc}" if name is None else name
-    if classifier:
-        parts = model.contributions_from_topics(zbar, task)[doc]
-        if task is None:
-            omega = model.decision_from_topics(zbar)
-            predicted = model.labels_from_decision(omega)[doc]
-            rival = _runner_up(model, omega[doc], predicted)
-            title = f"{name}: predicted {predicted}, ahead of {rival} by {parts.sum():.3g}"
-            sides = (f"favours {predicted}", f"favours {rival}")
-        else:
-            target = model.classes_[task]
-            title = f"{name}: score of {target} = {parts.sum():+.3g}"
-            sides = (f"for {target}", f"against {target}")
-        axis = "how much the topic moves the decision (its share of the document x its weight)"
-    else:
-        parts = model.contributions_from_topics(zbar)[doc]
-        title = f"{name}: predicted {model.predict_from_topics(zbar)[doc]:.4g} (mean response {model.y_mean_:.4g})"
-        sides = ("raises the prediction", "lowers the prediction")
-        axis = "how much the topic moves the prediction from the mean (its share of the document x its weight)"
+    parts, title, sides, axis = figures.explanation(model, zbar, doc, task, name)
     ids, values = top_topics(parts[None, :], n_topics, absolute=True)
     words = topic_words(model, n_words, vocabulary=vocabulary)
-    fig, (a,) = _panels(ax, 1, panel_size=(7.0, 0.4 * ids.shape[1] + 1.6))
-    colors = {True: "tab:green", False: "tab:red"}
-    a.barh(np.arange(ids.shape[1]), values[0], color=[colors[bool(v > 0)] for v in values[0]])
-    a.set_yticks(np.arange(ids.shape[1]), [f"{k}: {' '.join(words[k]) or '(empty)'}" for k in ids[0]], fontsize=8)
-    a.invert_yaxis()
-    a.axvline(0.0, color="black", linewidth=0.6)
-    from matplotlib.patches import Patch
-
-    a.legend(handles=[Patch(color=colors[True], label=sides[0]), Patch(color=colors[False], label=sides[1])],
-             fontsize=8, loc="best", frameon=False)
-    a.set_xlabel(axis, fontsize=8)
-    a.set_title(title, loc="left", fontsize=10)
+    fig, (a,) = figures.panels(ax, 1, panel_size=(7.0, 0.4 * ids.shape[1] + 1.6))
+    figures.draw_explanation(a, ids[0], values[0], words, sides, axis, title)
     return fig
 
 
-def _runner_up(model, omega: np.ndarray, predicted) -> str:
-    """The class a document's prediction beat: binary, the other class; else the second-highest
-    score's."""
-    classes = [str(c) for c in model.classes_]
-    if np.size(omega) == 1:
-        return next(c for c in classes if c != str(predicted))
-    return classes[int(np.argsort(-np.asarray(omega), kind="stable")[1])]
+def plot_topic_map(model: Any, X: Any, y: Any = None, method: str = "tsne", random_state: Any = 0,
+                   n_jobs: int | None = None, ax: Any = None) -> Figure:
+    """Documents placed in 2-d by their inferred topic proportions, coloured by their labels.
 
+    How well the topics separate the classes: ``model.transform(X)`` embedded by t-SNE or PCA.
 
-def _embed(zbar: np.ndarray, method: str, random_state, n_jobs: int | None) -> np.ndarray:
-    """2-d coordinates of the rows of zbar. ``n_jobs`` > 0 caps t-SNE's OpenMP threads: on a
-    core another process holds, its threads wait on each other."""
-    if method == "pca":
-        return PCA(n_components=2, random_state=random_state).fit_transform(zbar)
-    perplexity = min(30.0, max(1.0, (zbar.shape[0] - 1) / 3.0))
-    with threadpool_limits(n_jobs, user_api="openmp") if n_jobs and n_jobs > 0 else nullcontext():
-        return TSNE(n_components=2, perplexity=perplexity, init="pca",
-                    random_state=random_state).fit_transform(zbar)
+    Parameters
+    ----------
+    model : LDA, MedLDAClassifier or MedLDARegressor
+        A fitted model.
+    X : Corpus, count matrix or lists of tokens
+        At least 3 documents.
+    y : array-like of shape (n_docs,), optional
+        Labels or responses that colour the points.
+    method : {"tsne", "pca"}, default="tsne"
+        The embedding.
+    random_state : int or None, default=0
+        Seed of the embedding.
+    n_jobs : int, optional
+        Cap on the embedding's threads; default: scikit-learn's.
+    ax : matplotlib Axes, optional
+        Where to draw; default: a new figure.
 
+    Returns
+    -------
+    matplotlib.figure.Figure
 
-def plot_topic_map(model, X, y=None, method: str = "tsne", random_state=0, n_jobs: int | None = None,
-                   ax=None) -> Figure:
-    """Documents X placed in 2-d by their inferred topic proportions (``model.transform``), by
-    t-SNE or PCA, coloured by ``y``: the MedLDA papers' picture of how well the topics separate the
-    classes. Categorical labels get a legend; numeric responses a colour bar. ``n_jobs`` caps the
-    embedding's threads (default: scikit-learn's)."""
+    Examples
+    --------
+    >>> from medlda import MedLDAClassifier
+    >>> from medlda.data.synthetic import make_supervised_corpus
+    >>> corpus, truth = make_supervised_corpus(300, 5, doc_length=30, n_classes=3, random_state=0)
+    >>> clf = MedLDAClassifier(5, max_iter=10, trace=True, random_state=0).fit(corpus, truth.y)
+    >>> plot_topic_map(clf, corpus[:60], truth.y[:60], method="pca").axes[0].get_title(loc="left")
+    'documents by their topic proportions (PCA, K = 5)'
+    """
     if method not in ("tsne", "pca"):
         raise ValueError(f"method must be 'tsne' or 'pca', got {method!r}")
     zbar = np.asarray(model.transform(X))
@@ -222,32 +269,48 @@ def plot_topic_map(model, X, y=None, method: str = "tsne", random_state=0, n_job
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != zbar.shape[0]:
             raise ValueError(f"y should be one label per document ({zbar.shape[0]},), got shape {y.shape}")
-    xy = _embed(zbar, method, random_state, n_jobs)
-    fig, (a,) = _panels(ax, 1, panel_size=(7.0, 6.0))
-    if y is None:
-        a.scatter(xy[:, 0], xy[:, 1], s=6, alpha=0.7)
-    elif y.dtype.kind in "fc" or np.unique(y).size > MAX_LABELED_CLASSES:
-        points = a.scatter(xy[:, 0], xy[:, 1], c=y.astype(float), s=6, alpha=0.8, cmap="viridis")
-        fig.colorbar(points, ax=a, label="response")
-    else:
-        colors = _pyplot().get_cmap("tab20" if np.unique(y).size > 10 else "tab10")
-        for i, label in enumerate(np.unique(y)):
-            on = y == label
-            a.scatter(xy[on, 0], xy[on, 1], s=6, alpha=0.8, color=colors(i), label=str(label))
-        a.legend(markerscale=3, fontsize=7, loc="best", frameon=False)
+    xy = figures.embed(zbar, method, random_state, n_jobs)
+    fig, (a,) = figures.panels(ax, 1, panel_size=(7.0, 6.0))
+    figures.scatter_by_label(fig, a, xy, y)
     a.set_title(f"documents by their topic proportions ({method.upper()}, K = {zbar.shape[1]})", loc="left")
     a.set_xticks([])
     a.set_yticks([])
     return fig
 
 
-def plot_confusion(model, X, y, normalize: str | None = "true", ax=None) -> Figure:
-    """The confusion matrix of ``model.predict(X)`` against labels ``y`` (rows: true classes;
-    ``normalize`` as in scikit-learn: "true", "pred", "all" or None for counts)."""
+def plot_confusion(model: Any, X: Any, y: Any, normalize: str | None = "true", ax: Any = None) -> Figure:
+    """The confusion matrix of ``model.predict(X)`` against the true labels ``y``.
+
+    Parameters
+    ----------
+    model : MedLDAClassifier
+        A fitted single-label classifier.
+    X : Corpus, count matrix or lists of tokens
+        Documents.
+    y : array-like of shape (n_docs,)
+        Their true labels.
+    normalize : {"true", "pred", "all"} or None, default="true"
+        As in scikit-learn (rows: true classes); None: counts.
+    ax : matplotlib Axes, optional
+        Where to draw; default: a new figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from medlda import MedLDAClassifier
+    >>> from medlda.data.synthetic import make_supervised_corpus
+    >>> corpus, truth = make_supervised_corpus(300, 5, doc_length=30, n_classes=3, random_state=0)
+    >>> clf = MedLDAClassifier(5, max_iter=10, trace=True, random_state=0).fit(corpus, truth.y)
+    >>> plot_confusion(clf, corpus[:100], truth.y[:100]).axes[0].get_title(loc="left")
+    'accuracy 0.9100'
+    """
     if getattr(model, "multilabel_", False) or not hasattr(model, "classes_"):
         raise ValueError("a confusion matrix needs a single-label classifier")
     y = np.asarray(y)
-    fig, (a,) = _panels(ax, 1, panel_size=(7.5, 6.5))
+    fig, (a,) = figures.panels(ax, 1, panel_size=(7.5, 6.5))
     pred = model.predict(X)
     ConfusionMatrixDisplay.from_predictions(y, pred, labels=model.classes_, normalize=normalize, ax=a,
                                             include_values=len(model.classes_) <= 10, xticks_rotation="vertical",
@@ -256,13 +319,38 @@ def plot_confusion(model, X, y, normalize: str | None = "true", ax=None) -> Figu
     return fig
 
 
-def plot_predictions(model, X, y, ax=None) -> Figure:
-    """Predicted against true responses of a regressor, with the diagonal and predictive R^2."""
+def plot_predictions(model: Any, X: Any, y: Any, ax: Any = None) -> Figure:
+    """A regressor's predicted against true responses, with the diagonal and the predictive R^2.
+
+    Parameters
+    ----------
+    model : MedLDARegressor
+        A fitted regressor.
+    X : Corpus, count matrix or lists of tokens
+        Documents.
+    y : array-like of shape (n_docs,)
+        Their true responses.
+    ax : matplotlib Axes, optional
+        Where to draw; default: a new figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from medlda import MedLDARegressor
+    >>> from medlda.data.synthetic import make_regression_corpus
+    >>> corpus, truth = make_regression_corpus(300, 5, doc_length=30, random_state=0)
+    >>> reg = MedLDARegressor(5, max_iter=10, random_state=0).fit(corpus, truth.y)
+    >>> plot_predictions(reg, corpus[:100], truth.y[:100]).axes[0].get_title(loc="left")
+    'predictive R^2 = 0.895'
+    """
     if not hasattr(model, "y_mean_"):
         raise ValueError("predicted against true values needs a MedLDARegressor")
     y = np.asarray(y, dtype=float)
     pred = model.predict(X)
-    fig, (a,) = _panels(ax, 1, panel_size=(5.5, 5.0))
+    fig, (a,) = figures.panels(ax, 1, panel_size=(5.5, 5.0))
     a.scatter(y, pred, s=6, alpha=0.6)
     lo, hi = float(min(y.min(), pred.min())), float(max(y.max(), pred.max()))
     a.plot([lo, hi], [lo, hi], color="black", linewidth=0.8)
@@ -272,22 +360,32 @@ def plot_predictions(model, X, y, ax=None) -> Figure:
     return fig
 
 
-def save_figure(fig: Figure, path, dpi: int = 150) -> Path:
-    """Write ``fig`` to ``path`` (format from its suffix: png, pdf, svg, ...) atomically, raster
-    formats at ``dpi`` dots per inch."""
+def save_figure(fig: Figure, path: str | os.PathLike, dpi: int = 150) -> Path:
+    """Write a figure to a file, atomically, in the format its suffix names (png, pdf, svg, ...).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure.
+    path : str or path-like
+        The file to write.
+    dpi : int, default=150
+        Dots per inch of raster formats.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Examples
+    --------
+    >>> from medlda import MedLDAClassifier
+    >>> from medlda.data.synthetic import make_supervised_corpus
+    >>> corpus, truth = make_supervised_corpus(300, 5, doc_length=30, n_classes=3, random_state=0)
+    >>> clf = MedLDAClassifier(5, max_iter=10, trace=True, random_state=0).fit(corpus, truth.y)
+    >>> save_figure(plot_trace(clf), "trace.png").name
+    'trace.png'
+    """
     path = Path(path)
     fmt = figure_format(path)
     return atomic_write(path, lambda f: fig.savefig(f, format=fmt, dpi=dpi))
-
-
-def figure_format(path) -> str:
-    """The figure format named by ``path``'s suffix, refused by name unless matplotlib writes it
-    (callers check before drawing, not after)."""
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    path = Path(path)
-    fmt = path.suffix.lstrip(".").lower()
-    supported = FigureCanvasBase.get_supported_filetypes()
-    if fmt not in supported:
-        raise ValueError(f"{path}: unknown figure format {fmt!r}; use one of {', '.join(sorted(supported))}")
-    return fmt
