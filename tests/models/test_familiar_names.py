@@ -143,6 +143,7 @@ def test_summary_says_what_medlda_info_says(tmp_path, capsys):
     assert "estimator: MedLDAClassifier, a supervised topic model for classification" in text
     assert "c: 1.6, how much the labels weigh against the words" in text
     assert "margin: 164, how far the right class's score must lead every other" in text
+    assert "c='auto': the loss's default for this number of classes" in text and "mean length" not in text
     path = tmp_path / "m.npz"
     model.save(path)
     assert main(["info", "--model", str(path)]) == 0

@@ -1,4 +1,4 @@
-"""Data-parallel (DP) training on a Ray cluster (paper 003 §4, docs/mathematics.md §4a and §5).
+"""Data-parallel (DP) training on a Ray cluster (Zhu et al. 2013, docs/mathematics.md §4a and §5).
 
 Workers (Ray actors) hold contiguous document shards: their tokens, assignments z, doc-topic
 counts, the kernels' random streams and a NumPy generator for their documents' aux draws. Each

@@ -276,7 +276,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           Custom(lambda v: v is None or (isinstance(v, numbers.Integral) and not isinstance(v, bool) and v != 0),
                  "None or a non-zero integer"), "int or None",
           "Cores to use (None: 1, -1: all). The light sampler splits the documents across threads: with "
-          "light_variant='partial' the result is the same on any number of threads; with 'collapsed' each "
+          "light_variant='partial' the topics are the same on any number of threads (eta to rounding); with 'collapsed' each "
           "thread reads the word counts as the last of 32 merges per sweep left them. Inference of new "
           "documents splits them across threads with any sampler, with the same result on any number. "
           "One-vs-rest runs its C binary models in parallel processes instead (never more than C).",

@@ -241,7 +241,8 @@ def _constants_in_words(s: dict, params: dict) -> list[str]:
     what = "labels" if "classes" in s else "responses"
     lines = []
     if "c" in s:
-        auto = ", set by c='auto' from the training documents' mean length" if params.get("c") == "auto" else ""
+        auto = ("" if params.get("c") != "auto" else ", set by c='auto' from the training documents' mean length"
+                if what == "responses" else ", c='auto': the loss's default for this number of classes")
         lines.append(f"c: {s['c']:.4g}, how much the {what} weigh against the words (the regularization constant{auto}: "
                      f"larger fits the training {what} more closely, at the cost of topics that explain the words)")
     if "margin" in s and s.get("loss") == "hinge":
