@@ -7,8 +7,17 @@ name used imports them all, which also registers the estimators that model files
 
 import importlib
 import logging
+from typing import TYPE_CHECKING
 
 from medlda._version import __version__
+
+if TYPE_CHECKING:  # the names as type checkers, IDEs and the API reference see them; imported lazily below
+    from medlda.data.corpus import Corpus
+    from medlda.data.readers import read_corpus
+    from medlda.io.model_file import load_model, save_model
+    from medlda.models.classifier import MedLDAClassifier
+    from medlda.models.lda import LDA
+    from medlda.models.regressor import MedLDARegressor
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
