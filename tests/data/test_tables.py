@@ -110,8 +110,8 @@ def test_other_malformed_tables(tmp_path):
     path = write_delimited(tmp_path / "t.csv", ",", ROWS, header=("id", "text", "label"))
     with pytest.raises(InputFormatError, match=r"no column 'queue' \(columns: id, text, label\)"):
         read_corpus(path, label_column="queue")
-    with pytest.raises(InputFormatError, match=r"t\.csv: no column 'body', the text column asked for with "
-                                               r"--text-column \(columns: id, text, label\)$"):
+    with pytest.raises(InputFormatError, match=r"t\.csv: no column 'body', the text column asked for "
+                                               r"\(columns: id, text, label\)$"):
         read_corpus(path, text_column="body")
     with pytest.raises(InputFormatError, match=r"t\.csv: no words left in its 6 documents after preprocessing "
                                                r"\(words of 3\+ letters in at least 3 documents"):

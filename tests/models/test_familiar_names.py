@@ -155,6 +155,7 @@ def test_summary_says_what_medlda_info_says(tmp_path, capsys):
     assert {k: v for k, v in as_json.items() if k not in ("model", "saved_by")} == json.loads(json.dumps(summary))
     logistic = MedLDAClassifier(2, loss="logistic", **QUICK).fit(DOCS, labels).summary()
     assert "margin" not in str(logistic).split("parameters:")[0]  # the logistic loss has no margin
+    assert "margin" not in logistic and "margin" in summary  # nor a margin field (medlda info --json)
     regressor = MedLDARegressor(2, **QUICK).fit(DOCS, np.arange(20.0))
     regression = str(regressor.summary())
     assert (f"c: {regressor.c_:.4g}, how much the responses weigh against the words (the regularization constant, "

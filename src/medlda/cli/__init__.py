@@ -1,4 +1,4 @@
-"""Command line: ``medlda train | predict | evaluate | transform | info | topics | plot | demo``.
+"""Command line: ``medlda train | predict | evaluate | transform | info | topics | plot | report | demo``.
 Only this layer prints. Importing it, and ``medlda --help`` or ``--version``, import no numerical
 library: a sub-command imports what it needs when it runs."""
 

@@ -169,7 +169,9 @@ def model_summary(model, meta: dict | None = None, path=None) -> Summary:
         out["loss"] = model.loss
     if hasattr(model, "classes_"):
         out["classes"] = [str(c) for c in model.classes_]
-        out.update(c=model.c_, margin=model.margin_)  # as resolved from "auto"
+        out.update(c=model.c_)  # as resolved from "auto"
+        if getattr(model, "loss", None) == "hinge":  # the logistic loss has no margin
+            out.update(margin=model.margin_)
     elif out["task"] == "regression":
         out["c"] = float(model.c_)  # as resolved from "auto"
     for key in ("label_column", "n_docs", "n_tokens", "train_seconds", "tokens_per_second"):

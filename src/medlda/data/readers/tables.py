@@ -141,8 +141,8 @@ def _missing_text_column(columns: list, format: str, text_column: str) -> str:
     if other:
         return f"no column {text_column!r}, only the column {str(columns[0])!r}: the delimiter looks wrong; {other}"
     if text_column != "text":
-        return f"no column {text_column!r}, the text column asked for with --text-column ({names})"
-    return f"no column 'text' ({names}); name the text column with --text-column"
+        return f"no column {text_column!r}, the text column asked for ({names})"
+    return f"no column 'text' ({names}); name the text column with text_column= (--text-column)"
 
 
 def _other_delimiter(columns: list, format: str) -> str:
