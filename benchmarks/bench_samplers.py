@@ -30,6 +30,8 @@ interleaved repeats (each repeat's own ratio beside, in ``each_repeat``).
     python benchmarks/bench_samplers.py --ks 20 --iters 3 --lda-iters 2 --skip-lda --skip-sensitivity  # smoke
     python benchmarks/bench_samplers.py --skip-binary --skip-lda --skip-sensitivity --prediction \
         --prediction-ks 20,100,400 --prediction-seeds 0,1,2 --infer cvb0,gibbs,100:200 --prediction-l1 300
+    python benchmarks/bench_samplers.py --against tomotopy --skip-binary --skip-sensitivity \
+        --ks 20,100,400,1000 --lda-iters 20 --repeats 3   # LDA against tomotopy (reference_tomotopy.py)
 """
 
 from __future__ import annotations
@@ -314,6 +316,10 @@ def main() -> None:
     p.add_argument("--skip-binary", action="store_true")
     p.add_argument("--skip-lda", action="store_true")
     p.add_argument("--skip-sensitivity", action="store_true")
+    p.add_argument("--against", choices=["tomotopy"],
+                   help="the LDA part fits medlda (auto, light, gibbs) and tomotopy side by side on one thread "
+                        "(reference_tomotopy.py; needs `pip install tomotopy`)")
+    p.add_argument("--against-warmup", type=int, default=5, help="untimed iterations before the timed --lda-iters")
     p.add_argument("--sensitivity-k", type=int, default=100)
     p.add_argument("--sensitivity-variant", default="collapsed", choices=["collapsed", "partial"])
     p.add_argument("--phi-every", type=int, default=1, help="light-partial draws phi every N iterations")
@@ -330,6 +336,9 @@ def main() -> None:
     p.add_argument("--reference-chains", type=int, default=8, help="chains averaged into the reference")
     add_out_argument(p)
     args = p.parse_args()
+    against = __import__("reference_tomotopy")  # a sibling module, read when run (as sampler_choice)
+    if args.against == "tomotopy" and not args.skip_lda:
+        against.require_tomotopy()
     SAMPLERS["light-partial"]["phi_every"] = args.phi_every
     if not args.data.is_file():
         sys.exit(f"20 Newsgroups archive not found at {args.data}; pass --data")
@@ -342,7 +351,10 @@ def main() -> None:
     data = None if args.skip_binary and args.skip_sensitivity else binary_task(args.data)
     if not args.skip_binary:
         supervised_runs(out, data, ks, args.iters, args.seed, samplers, args.repeats)
-    if not args.skip_lda:
+    if not args.skip_lda and args.against:
+        train = read_corpus(args.data, subset="train", vectorizer=make_vectorizer(**PAPERS))
+        against.against_runs(out, train, ks, args.lda_iters, args.against_warmup, args.seed, args.repeats)
+    elif not args.skip_lda:
         unsupervised_runs(out, args.data, ks, args.lda_iters, args.seed, samplers, args.repeats)
     if not args.skip_sensitivity:
         sensitivity_runs(out, data, args.sensitivity_k, args.iters, args.seed, args.sensitivity_variant)
@@ -351,7 +363,7 @@ def main() -> None:
                         [int(s) for s in args.prediction_seeds.split(",")], args.infer.split(","),
                         args.prediction_iters, args.repeats, args.prediction_l1, args.reference,
                         args.reference_chains)
-    for derived in ratios(out.rows) + prediction_summary(out.rows):
+    for derived in ratios(out.rows) + prediction_summary(out.rows) + against.against_summary(out.rows):
         out.put(derived)
     print(out.path)
 

@@ -2,12 +2,15 @@
 written as rows of the benchmarks' one schema."""
 
 import json
+import sys
 
+import numpy as np
 import pytest
 
 from bench_suites import load
 
 rows = load("rows")  # the suites import it as a sibling module
+against = load("reference_tomotopy")  # bench_samplers imports it when run
 bench = load("bench_samplers")
 
 
@@ -55,3 +58,67 @@ def test_rows_are_json_lines_of_one_schema(tmp_path):
         json.dumps(r)
     assert written[0]["command"] == "python bench_samplers.py"
     assert written[1]["repeat"] == 0
+
+
+def test_log_joint_from_assignments_is_medlda_log_joint():
+    from medlda._kernels.measures import log_joint as dense_log_joint
+
+    rng = np.random.default_rng(0)
+    k, v = 7, 11
+    lengths = np.array([5, 0, 9, 3])
+    ptr = np.concatenate([[0], np.cumsum(lengths)])
+    words, topics = rng.integers(0, v, ptr[-1]), rng.integers(0, k, ptr[-1])
+    n_dk, n_wk = np.zeros((len(lengths), k), np.int64), np.zeros((v, k), np.int64)
+    np.add.at(n_dk, (np.repeat(np.arange(len(lengths)), lengths), topics), 1)
+    np.add.at(n_wk, (words, topics), 1)
+    expected = dense_log_joint(n_dk, n_wk, n_wk.sum(axis=0), lengths, np.full(k, 0.3), 0.05)
+    assert against.log_joint(words, ptr, topics, k, v, 0.3, 0.05) == pytest.approx(expected, rel=1e-12)
+
+
+def _speed(system: str, sampler: str, k: int, value: float) -> dict:
+    config = {"task": against.TASK, "system": system, "sampler": sampler, "n_topics": k}
+    return rows.row("samplers", config, "tokens_per_second", value, "tokens/s")
+
+
+def test_speed_against_tomotopy_is_the_ratio_of_the_medians():
+    fits = [_speed("medlda", "auto", 20, v) for v in (4.0, 6.0, 5.0)]
+    fits += [_speed("tomotopy", "gibbs", 20, v) for v in (2.0, 2.5, 4.0)]
+    out = against.against_summary(fits)
+    ratio = _one(rows.find(out, "speed_vs_tomotopy", system="medlda", sampler="auto", n_topics=20))
+    assert ratio["value"] == pytest.approx(5.0 / 2.5)
+    assert ratio["each_repeat"] == pytest.approx([2.0, 2.4, 1.25])
+    assert _one(rows.find(out, "median_tokens_per_second", system="tomotopy"))["value"] == 2.5
+    assert not rows.find(out, "speed_vs_tomotopy", system="tomotopy")
+
+
+def test_against_tomotopy_without_it_says_how_to_install(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "tomotopy", None)  # import tomotopy raises ImportError
+    monkeypatch.setattr(sys, "argv", ["bench_samplers.py", "--against", "tomotopy", "--skip-binary",
+                                      "--skip-sensitivity", "--data", str(tmp_path / "none.tar.gz"),
+                                      "--out", str(tmp_path)])
+    with pytest.raises(SystemExit, match=r"pip install tomotopy"):
+        bench.main()
+    assert not list(tmp_path.iterdir())  # stopped before writing a rows file
+
+
+@pytest.mark.slow
+def test_against_tomotopy_fits_both_systems_side_by_side(tmp_path):
+    pytest.importorskip("tomotopy", reason="tomotopy is not installed (pip install tomotopy): the reference is optional")
+    from medlda.data.synthetic import make_supervised_corpus
+
+    corpus, _ = make_supervised_corpus(60, 4, doc_length=40, random_state=0)
+    out = rows.RowWriter("samplers", tmp_path, argv=["python", "bench_samplers.py"])
+    against.against_runs(out, corpus, [4, 60], n_iter=2, warmup=1, seed=0, repeats=2)
+    for k in (4, 60):
+        for system, sampler in [("medlda", s) for s in against.MEDLDA_SAMPLERS] + [("tomotopy", "gibbs")]:
+            speeds = rows.find(out.rows, "tokens_per_second", system=system, sampler=sampler, n_topics=k)
+            assert [r["repeat"] for r in speeds] == [0, 1]
+            assert all(r["value"] > 0 and r["n_tokens"] == corpus.n_tokens for r in speeds)
+        auto = rows.find(out.rows, "tokens_per_second", system="medlda", sampler="auto", n_topics=k)
+        assert {r["resolved"] for r in auto} == {"gibbs" if k <= 50 else "light"}
+        for r in rows.find(out.rows, "log_joint_per_token", system="tomotopy", n_topics=k):
+            assert r["tomotopy_words"] == corpus.n_words
+            assert r["value"] == pytest.approx(r["ll_per_word"], rel=1e-4)  # the same quantity, by its own code
+    derived = against.against_summary(out.rows)
+    assert len(rows.find(derived, "speed_vs_tomotopy")) == 2 * len(against.MEDLDA_SAMPLERS)
+    assert len(rows.find(out.rows, "load_average")) == 2
