@@ -1,19 +1,20 @@
 """``sampler="auto"``: which sampler trains fastest for a number of topics and tasks.
 
-The exact ``gibbs`` sweep costs O(K (1 + T)) per token (every topic's probability, with T task
-terms each); ``light`` costs O(n_mh) per token whatever K, at a higher cost per step (alias
-tables, hashed counts, Metropolis-Hastings tests), and its supervised steps carry task terms too.
-Measured (seconds per iteration of both on 20 Newsgroups by K and T: ``benchmarks/sampler_choice.py``,
-the "Sampler choice" section of docs/benchmarks.md), light overtakes gibbs above about 50 topics
-for LDA and above about 20 for a supervised model, with 1 task or 20 alike; the limits below are
-those measurements. The blocked sampler (LDA only) is never chosen.
+The exact ``gibbs`` sweep costs O(K (1 + T)) per token with T tasks (every topic's probability,
+with T task terms each); for LDA it is sparse in topics (SparseLDA's buckets: the topics of the
+token's document and word). ``light`` costs O(n_mh) per token whatever K, at a higher cost per
+step (alias tables, hashed counts, Metropolis-Hastings tests), and its supervised steps carry task
+terms too. Measured on 20 Newsgroups (the "Sampler choice" section of docs/benchmarks.md), light
+overtakes the supervised gibbs sweep above about 20 topics, with 1 task or 20 alike, and the
+sparse LDA sweep above about 400; the limits below are those measurements. The blocked sampler
+(LDA only) is never chosen.
 """
 
 from __future__ import annotations
 
 AUTO = "auto"
 # gibbs up to this many topics, light above (docs/benchmarks.md, "Sampler choice")
-GIBBS_MAX_TOPICS_LDA = 50
+GIBBS_MAX_TOPICS_LDA = 400
 GIBBS_MAX_TOPICS_SUPERVISED = 20
 
 
