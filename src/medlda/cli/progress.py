@@ -78,6 +78,8 @@ def reading(args, path: str, fmt: str, raw_text: bool, subset: str | None = None
     "reading PATH", and for raw text, which is counted into words as it is read, "reading and
     vectorizing PATH"."""
     part = f"{subset} part, " if subset else ""
+    if fmt == "folder" and str(path).endswith((".tar.gz", ".tgz", ".tar")):
+        fmt = "archive of folders"
     return stage(args, f"{'reading and vectorizing' if raw_text else 'reading'} {path} ({part}{fmt})")
 
 

@@ -265,7 +265,7 @@ def evaluation_lines(report: dict, confusion: bool = False) -> list[str]:
     if "per_class" in report:
         rows = sorted(report["per_class"].items(), key=lambda item: (item[1]["f1"], item[0]))
         width = max(len("class"), *(len(name) for name, _ in rows))
-        lines.append(f"{'class':<{width}}  precision  recall      f1  support")
+        lines.append(f"{'class':<{width}}  precision  recall      f1  support   (worst F1 first)")
         lines.extend(f"{name:<{width}}  {m['precision']:9.3f}  {m['recall']:6.3f}  {m['f1']:6.3f}  {m['support']:7d}"
                      for name, m in rows)
     if confusion and "confusion" in report:
