@@ -237,3 +237,20 @@ def test_unreachable_cluster_is_a_clear_error():
 
     with pytest.raises(distributed.MedLDAError, match="cannot join the Ray cluster at 10.0.0.1:9999: Failed to connect"):
         distributed.connect(Unreachable(), "10.0.0.1:9999", 2)
+    with pytest.raises(distributed.MedLDAError, match="RAY_AUTH_MODE=token"):  # Ray's default for `ray start`
+        distributed.connect(Unreachable(), "10.0.0.1:9999", 2)
+
+
+def test_no_address_starts_a_cluster_of_its_own():
+    """Without an address, ray.init must not join a cluster `ray start` runs on this machine (or one
+    that RAY_ADDRESS names): Ray refuses num_cpus there, so the local backend would fail."""
+    class Recorder:
+        def is_initialized(self):
+            return False
+
+        def init(self, **kwargs):
+            self.kwargs = kwargs
+
+    ray = Recorder()
+    assert distributed.connect(ray, None, 3) is True
+    assert ray.kwargs["address"] == "local" and ray.kwargs["num_cpus"] >= 3

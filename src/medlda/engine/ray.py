@@ -330,10 +330,10 @@ def connect(ray, address: str | None, n_workers: int) -> bool:
         try:
             ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
         except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise MedLDAError(f"cannot join the Ray cluster at {address}: {exc} (is it running and reachable? "
-                              "without an address, a local cluster is started)") from exc
-    else:
-        ray.init(num_cpus=max(n_workers, os.cpu_count() or 1), include_dashboard=False,
+            raise MedLDAError(f"cannot join the Ray cluster at {address}: {exc} (is it running and reachable? with "
+                              "token authentication, set RAY_AUTH_MODE=token here as on its nodes)") from exc
+    else:  # "local": a cluster of its own, even where `ray start` runs one on this machine
+        ray.init(address="local", num_cpus=max(n_workers, os.cpu_count() or 1), include_dashboard=False,
                  logging_level=logging.WARNING, log_to_driver=False)
     return True
 
