@@ -10,6 +10,12 @@ document), generated once, vectorized, and cached as memory-mapped .npy folders
   CPU seconds of an oversubscribed run bound the work that parallelism adds);
 - ``ray-N``: the Ray data-parallel backend with N local workers (a fresh local cluster).
 
+``--corpus FOLDER`` trains on a saved corpus instead (``Corpus.save_npy``, e.g. 20 Newsgroups),
+``--supervised`` a MedLDAClassifier on its labels. Ray rows also give the bytes the driver
+exchanges with its workers per iteration (mean over the iterations, and the last one): each
+object it puts, counted once per worker that reads it, and the workers' answers, by their pickled
+(protocol 5) sizes, which is what Ray serializes.
+
 Each configuration runs in its own subprocess, so peak memories (``ru_maxrss``) do not mix; the Ray
 rows add the workers' own peaks. Seconds per iteration exclude JIT compilation and Ray start-up
 (both reported apart). CPU seconds per iteration (all threads of the process) are the difference
@@ -23,6 +29,7 @@ and the ratio of peak memories.
     python benchmarks/bench_scale.py --docs 10000 100000 --ks 100 --iters 3
     python benchmarks/bench_scale.py --docs 1000 --ks 20 --iters 2 --modes local   # smoke
     python benchmarks/bench_scale.py --docs 100000 --ks 400 --modes local local-2 local-16   # threads
+    python benchmarks/bench_scale.py --corpus news20-train --ks 100 --modes ray-2 --supervised   # bytes
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import resource
 import subprocess
 import sys
@@ -39,7 +47,8 @@ from pathlib import Path
 import numpy as np
 from rows import RowWriter, add_out_argument, row
 
-from medlda import LDA, Corpus
+import medlda.engine.ray as dp
+from medlda import LDA, Corpus, MedLDAClassifier
 
 SUITE = "scale"
 
@@ -86,10 +95,43 @@ def cached_corpus(n_docs: int, cache: Path) -> Path:
     return folder
 
 
-def run_one(folder: Path, k: int, mode: str, n_iter: int, options: dict) -> dict:
+class ByteMeter:
+    """The ray module as the Ray backend sees it, counting per iteration the pickled bytes of every
+    object the driver puts (times the workers, each of which reads it) and of every answer it gets."""
+
+    def __init__(self, ray, n_workers: int):
+        self.ray, self.n_workers, self.sent, self.received, self.per_iteration = ray, n_workers, 0, 0, []
+
+    def __getattr__(self, name):
+        return getattr(self.ray, name)
+
+    def put(self, obj):
+        self.sent += len(pickle.dumps(obj, protocol=5)) * self.n_workers
+        return self.ray.put(obj)
+
+    def get(self, ref, **kwargs):
+        out = self.ray.get(ref, **kwargs)
+        self.received += len(pickle.dumps(out, protocol=5))
+        return out
+
+    def install(self) -> None:
+        """Make the Ray backend use this meter and record each iteration's bytes."""
+        meter, iterate = self, dp.RayBackend.iterate
+
+        def metered(backend, *args, **kwargs):
+            sent, received = meter.sent, meter.received
+            out = iterate(backend, *args, **kwargs)
+            meter.per_iteration.append((meter.sent - sent, meter.received - received))
+            return out
+
+        dp.import_ray, dp.RayBackend.iterate = (lambda: meter), metered
+
+
+def run_one(folder: Path, k: int, mode: str, n_iter: int, options: dict, supervised: bool = False) -> dict:
     """Train once in this process and measure (called in a fresh subprocess per configuration)."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     corpus = Corpus.load(folder, mmap=True)
+    estimator, labels = (MedLDAClassifier, (corpus.single_labels(),)) if supervised else (LDA, ())
     params = dict(max_iter=n_iter, sampler="light", random_state=0, **options)
     kind, count = parse_mode(mode)
     if kind == "local":
@@ -98,20 +140,23 @@ def run_one(folder: Path, k: int, mode: str, n_iter: int, options: dict) -> dict
             os.cpu_count = lambda: count
     else:
         params.update(backend="ray", n_workers=count)
+        meter = ByteMeter(dp.import_ray(), count)
+        meter.install()
     cpu_per_iteration = None
     if kind == "local" and n_iter > 1:
-        LDA(k, **{**params, "max_iter": 1}).fit(corpus)  # compiles (or loads) the kernels
+        estimator(k, **{**params, "max_iter": 1}).fit(corpus, *labels)  # compiles (or loads) the kernels
         cpu = time.process_time()
-        LDA(k, **{**params, "max_iter": 1}).fit(corpus)
+        estimator(k, **{**params, "max_iter": 1}).fit(corpus, *labels)
         one = time.process_time() - cpu
     tic, cpu = time.perf_counter(), time.process_time()
-    model = LDA(k, **params).fit(corpus)
+    model = estimator(k, **params).fit(corpus, *labels)
     wall = time.perf_counter() - tic
     if kind == "local" and n_iter > 1:
         cpu_per_iteration = (time.process_time() - cpu - one) / (n_iter - 1)
     stats = model.fit_stats_
     driver_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     workers = stats.get("worker_peak_rss_bytes", [])
+    per_iteration = np.array(meter.per_iteration if kind == "ray" else np.zeros((0, 2)))
     return {
         "n_docs": corpus.n_docs, "n_tokens": corpus.n_tokens, "n_words": corpus.n_words, "k": k,
         "mode": mode, "n_iter": n_iter, "options": options,
@@ -123,7 +168,11 @@ def run_one(folder: Path, k: int, mode: str, n_iter: int, options: dict) -> dict
         "fit_wall_seconds": wall,
         "peak_rss_bytes": driver_peak + sum(workers),
         "driver_peak_rss_bytes": driver_peak, "worker_peak_rss_bytes": workers,
-        "log_joint": model.log_joint_,
+        "log_joint": model.log_joint_, "supervised": supervised,
+        **({"ray_sent_bytes_per_iteration": float(per_iteration[:, 0].mean()),
+            "ray_received_bytes_per_iteration": float(per_iteration[:, 1].mean()),
+            "ray_last_sent_bytes": float(per_iteration[-1, 0]),
+            "ray_last_received_bytes": float(per_iteration[-1, 1])} if len(per_iteration) else {}),
     }
 
 
@@ -144,6 +193,8 @@ def main(argv=None) -> int:
                    help="local, local-N (N sampler threads), ray-N (N Ray workers)")
     p.add_argument("--light-variant", choices=["partial", "collapsed"], default=None,
                    help="default: the estimator's default")
+    p.add_argument("--corpus", type=Path, default=None, help="a saved corpus folder instead of --docs")
+    p.add_argument("--supervised", action="store_true", help="MedLDAClassifier on the corpus's labels")
     p.add_argument("--cache", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "medlda-bench-scale")
     p.add_argument("--one", nargs=3, metavar=("FOLDER", "K", "MODE"), help=argparse.SUPPRESS)
     add_out_argument(p)
@@ -151,24 +202,27 @@ def main(argv=None) -> int:
     options = {} if args.light_variant is None else {"light_variant": args.light_variant}
     if args.one:
         folder, k, mode = args.one
-        print(json.dumps(run_one(Path(folder), int(k), mode, args.iters, options)))
+        print(json.dumps(run_one(Path(folder), int(k), mode, args.iters, options, args.supervised)))
         return 0
 
     modes = args.modes
     for mode in modes:
         parse_mode(mode)
     out = RowWriter(SUITE, args.out)
-    for n_docs in args.docs:
+    for n_docs in [None] if args.corpus else args.docs:
         tic = time.perf_counter()
-        folder = cached_corpus(n_docs, args.cache)
-        print(f"corpus of {n_docs} documents ready in {time.perf_counter() - tic:.1f} s", file=sys.stderr)
+        folder = args.corpus or cached_corpus(n_docs, args.cache)
+        print(f"corpus {folder} ready in {time.perf_counter() - tic:.1f} s", file=sys.stderr)
         for k in args.ks:
             for mode in modes:
                 cmd = [sys.executable, __file__, "--one", str(folder), str(k), mode, "--iters", str(args.iters)]
                 if args.light_variant:
                     cmd += ["--light-variant", args.light_variant]
+                cmd += ["--supervised"] if args.supervised else []
                 done = subprocess.run(cmd, capture_output=True, text=True)
                 config = {"n_docs": n_docs, "n_topics": k, "mode": mode, **options}
+                if args.corpus:
+                    config.update(corpus=args.corpus.name, supervised=args.supervised)
                 if done.returncode != 0:
                     out.write(config, "error", done.stderr.strip().splitlines()[-1:], "")
                     continue
@@ -177,7 +231,7 @@ def main(argv=None) -> int:
                 for metric, unit in METRICS.items():
                     if result.get(metric) is not None:
                         out.write(config, metric, result[metric], unit, **sizes)
-    for derived in ratios(out.rows) + thread_ratios(out.rows):
+    for derived in (ratios(out.rows) if args.corpus is None else []) + thread_ratios(out.rows):
         out.put(derived)
     print(out.path)
     return 0
@@ -185,7 +239,9 @@ def main(argv=None) -> int:
 
 METRICS = {"seconds_per_iteration": "s", "cpu_seconds_per_iteration": "s", "tokens_per_second": "tokens/s", "compile_seconds": "s",
            "ray_worker_startup_seconds": "s", "fit_wall_seconds": "s", "peak_rss_bytes": "bytes",
-           "driver_peak_rss_bytes": "bytes", "worker_peak_rss_bytes": "bytes", "log_joint": ""}
+           "driver_peak_rss_bytes": "bytes", "worker_peak_rss_bytes": "bytes", "log_joint": "",
+           "ray_sent_bytes_per_iteration": "bytes", "ray_received_bytes_per_iteration": "bytes",
+           "ray_last_sent_bytes": "bytes", "ray_last_received_bytes": "bytes"}
 
 
 def ratios(rows: list[dict]) -> list[dict]:
