@@ -14,7 +14,7 @@ def ray():
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'medlda[ray]')")
     started = not ray.is_initialized()
     if started:
-        ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False)
+        ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False)
     yield ray
     if started:
         ray.shutdown()

@@ -179,7 +179,7 @@ def test_in_process_stand_in_runs_the_driver_as_ray_does():
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'medlda[ray]')")
     started = not ray.is_initialized()
     if started:
-        ray.init(num_cpus=1, include_dashboard=False, logging_level="WARNING", log_to_driver=False)
+        ray.init(address="local", num_cpus=1, include_dashboard=False, logging_level="WARNING", log_to_driver=False)
     try:
         chains = [one_chain(backend, 4, 5) for backend in (ray, InProcessRay())]
     finally:

@@ -330,8 +330,8 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
     Param("n_workers", 2, _INT1, "int", "Ray actors (document shards) when backend='ray'.", "--workers",
           "Ray workers, one document shard each"),
     Param("ray_address", None, Custom(lambda v: v is None or isinstance(v, str), "None or an address"),
-          "str or None", "Address of a running Ray cluster; None joins the one ray.init() finds or starts a "
-          "local one.", "--address", "Ray cluster address (default: start or join a local one)"),
+          "str or None", "Address of a running Ray cluster; None uses this process's Ray, else starts one on this "
+          "machine.", "--address", "Ray cluster address (default: a Ray instance of its own on this machine)"),
 ]}
 
 # the regressor's own defaults and choices for names it shares with the classifier
