@@ -18,7 +18,7 @@ def test_gibbs_up_to_the_measured_number_of_topics_then_light():
     for n_tasks in (1, 2, 20):
         assert choose_sampler(supervised, n_tasks) == "gibbs" and choose_sampler(supervised + 1, n_tasks) == "light"
     assert choose_sampler(2, 0) == "gibbs" and choose_sampler(1000, 20) == "light"
-    assert resolve_sampler("blocked", 1000, 0) == "blocked" and resolve_sampler("auto", 1000, 0) == "light"
+    assert resolve_sampler("blocked", 1000, 0) == "blocked" and resolve_sampler("auto", 1001, 0) == "light"
     assert {choose_sampler(k, t) for k in (2, 10, 100, 1000) for t in (0, 1, 20)} == {"gibbs", "light"}
 
 

@@ -193,8 +193,8 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "Metropolis-Hastings with doc, word and exp proposals from alias tables, O(1) per token. "
           "'blocked' (LDA only) redraws all tokens of one word in one document jointly (docs/mathematics.md §8). 'auto' "
           "takes gibbs or light, whichever was measured faster for K topics with or without tasks (gibbs up "
-          "to 400 topics for LDA, 20 supervised: medlda.samplers.choice); the fitted sampler_ says which.",
-          "--sampler", "auto (the default: gibbs or light, whichever is faster for K: gibbs up to 400 topics for "
+          "to 1000 topics for LDA, 20 supervised: medlda.samplers.choice); the fitted sampler_ says which.",
+          "--sampler", "auto (the default: gibbs or light, whichever is faster for K: gibbs up to 1000 topics for "
           "LDA, 20 supervised), gibbs (exact), light (LightMedLDA) or blocked (blocked Gibbs, plain LDA only)"),
     Param("block_simulation", "nested", Options(lambda: BLOCK_SIMULATIONS), "str",
           "How the blocked sampler draws a block's topic counts exactly: 'nested' walks down a balanced "
