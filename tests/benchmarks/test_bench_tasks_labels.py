@@ -66,3 +66,13 @@ def test_r8_is_the_standard_split_of_eight_classes(shared_data):
     assert sorted(names) == ["acq", "crude", "earn", "grain", "interest", "money-fx", "ship", "trade"]
     assert (names["earn"], names["grain"]) == (2840, 41)
     assert test.vocabulary is not None and np.array_equal(test.vocabulary, train.vocabulary)
+
+
+@pytest.mark.slow
+def test_binary_part_fits_and_scores_the_papers_two_newsgroups(shared_data, tmp_path, monkeypatch):
+    monkeypatch.setattr("sys.argv", ["bench_tasks.py", "--parts", "binary", "--r52-ks", "3", "--r52-iters", "2",
+                                     "--samplers", "light", "--data", str(shared_data), "--out", str(tmp_path)])
+    bench.main()
+    [path] = tmp_path.glob("tasks-*.jsonl")
+    [accuracy] = rows.find(rows.read_rows(path), "accuracy", part="binary", sampler="light")
+    assert 0.3 < accuracy["value"] <= 1 and rows.find(rows.read_rows(path), "train_accuracy", part="binary")
