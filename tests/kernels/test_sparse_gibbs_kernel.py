@@ -44,6 +44,17 @@ def test_word_lists_hold_each_words_topics_in_use_sorted_and_go_back_to_dense():
     lists_to_dense(ptr, length, pairs, dense)
     np.testing.assert_array_equal(dense, state.n_wk)
 
+def test_word_lists_write_inside_their_array():
+    """The branch-free build writes a zero count's pair after a full list: for the last word that
+    must still land inside ``pairs`` (run as Python, where NumPy checks every index)."""
+    n_wk = np.array([[2, 0, 1], [0, 0, 0], [1, 0, 0]], np.int32)  # the last word: one topic of three
+    ptr, length, pairs = word_lists.py_func(n_wk)
+    assert length.tolist() == [2, 0, 1] and pairs[2 * ptr[2]:2 * ptr[2] + 2].tolist() == [0, 1]
+    back = np.zeros_like(n_wk)
+    lists_to_dense.py_func(ptr, length, pairs, back)
+    assert np.array_equal(back, n_wk)
+
+
 
 @pytest.mark.parametrize("n_topics", [1, 3, 12, 40])
 def test_counts_stay_those_of_z_and_tokens_move(n_topics):

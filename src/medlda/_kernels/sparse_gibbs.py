@@ -47,7 +47,7 @@ def word_lists(n_wk):
         for k in range(n_topics):
             total += n_wk[v, k]
         ptr[v + 1] = ptr[v] + min(total, n_topics)
-    pairs = np.empty(2 * ptr[n_words], np.int32)
+    pairs = np.empty(2 * ptr[n_words] + 2, np.int32)  # + 2: where a full last list's zero counts are written
     for v in range(n_words):
         at = 2 * ptr[v]
         for k in range(n_topics):  # branch-free: a zero count's pair is overwritten by the next
