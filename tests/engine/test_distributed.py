@@ -13,7 +13,8 @@ from medlda._kernels.rng import DOCS_PER_STREAM
 from medlda.data.synthetic import make_supervised_corpus
 from medlda.engine import ray as distributed
 from medlda.engine.loop import Supervision
-from medlda.engine.ray import RayBackend, WorkerLostError, compress_change, merge_change, shard_bounds
+from medlda.engine.ray import RayBackend, WorkerLostError, shard_bounds
+from medlda.engine.ray_worker import compress_change, merge_change
 from medlda.losses import make_loss
 from medlda.samplers import make_sampler
 
