@@ -12,7 +12,8 @@ document), generated once, vectorized, and cached as memory-mapped .npy folders
 
 ``--corpus FOLDER`` trains on a saved corpus instead (``Corpus.save_npy``, e.g. 20 Newsgroups),
 ``--supervised`` a MedLDAClassifier on its labels. Ray rows also give the bytes the driver
-exchanges with its workers per iteration (mean over the iterations, and the last one): each
+exchanges with its workers per iteration (mean over the iterations, the first and the last one;
+the first sends the whole topic-word counts, later ones the counts' changes): each
 object it puts, counted once per worker that reads it, and the workers' answers, by their pickled
 (protocol 5) sizes, which is what Ray serializes.
 
@@ -171,6 +172,7 @@ def run_one(folder: Path, k: int, mode: str, n_iter: int, options: dict, supervi
         "log_joint": model.log_joint_, "supervised": supervised,
         **({"ray_sent_bytes_per_iteration": float(per_iteration[:, 0].mean()),
             "ray_received_bytes_per_iteration": float(per_iteration[:, 1].mean()),
+            "ray_first_sent_bytes": float(per_iteration[0, 0]),
             "ray_last_sent_bytes": float(per_iteration[-1, 0]),
             "ray_last_received_bytes": float(per_iteration[-1, 1])} if len(per_iteration) else {}),
     }
@@ -241,7 +243,7 @@ METRICS = {"seconds_per_iteration": "s", "cpu_seconds_per_iteration": "s", "toke
            "ray_worker_startup_seconds": "s", "fit_wall_seconds": "s", "peak_rss_bytes": "bytes",
            "driver_peak_rss_bytes": "bytes", "worker_peak_rss_bytes": "bytes", "log_joint": "",
            "ray_sent_bytes_per_iteration": "bytes", "ray_received_bytes_per_iteration": "bytes",
-           "ray_last_sent_bytes": "bytes", "ray_last_received_bytes": "bytes"}
+           "ray_first_sent_bytes": "bytes", "ray_last_sent_bytes": "bytes", "ray_last_received_bytes": "bytes"}
 
 
 def ratios(rows: list[dict]) -> list[dict]:

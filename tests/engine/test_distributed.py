@@ -14,7 +14,7 @@ from medlda.data.synthetic import make_supervised_corpus
 from medlda.engine import ray as distributed
 from medlda.engine.loop import Supervision
 from medlda.engine.ray import RayBackend, WorkerLostError, shard_bounds
-from medlda.engine.ray_worker import compress_change, merge_change
+from medlda.engine.ray_worker import compress_change, merge_change, sum_changes
 from medlda.losses import make_loss
 from medlda.samplers import make_sampler
 
@@ -52,6 +52,24 @@ def test_count_changes_merge_exactly(n_changed):
     expected = counts + delta
     merge_change(counts, change)
     np.testing.assert_array_equal(counts, expected)
+
+
+@pytest.mark.parametrize("n_changed", [3, 80, 400])  # sparse changes summing to a sparse, a dense; dense ones
+def test_summed_count_changes_are_the_sum(n_changed):
+    rng = np.random.default_rng(n_changed)
+    deltas = np.zeros((3, 40, 10), np.int32)
+    for delta in deltas:
+        delta.reshape(-1)[rng.choice(400, n_changed, replace=False)] = rng.integers(-3, 4, n_changed)
+    deltas[2].reshape(-1)[:5] = -deltas[:2].sum(axis=0).reshape(-1)[:5]  # cells whose changes cancel
+    total = sum_changes([compress_change(delta) for delta in deltas], np.zeros((40, 10), np.int32))
+    assert ("dense" in total) == (n_changed > 3)
+    counts = rng.integers(5, 9, size=(40, 10)).astype(np.int32)
+    expected = counts + deltas.sum(axis=0)
+    merge_change(counts, total)
+    np.testing.assert_array_equal(counts, expected)
+    if "values" in total:
+        assert total["values"].dtype == np.int32 and np.all(total["values"] != 0)
+        assert np.all(np.diff(total["index"]) > 0)
 
 
 @pytest.mark.slow

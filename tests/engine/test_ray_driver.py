@@ -4,7 +4,9 @@ its mean and marginals against the Dirichlet's at ``exact.FALSE_ALARM``), and wh
 drawn, shards swept given it, eta drawn from the shards' summed statistics) run on an in-process
 stand-in for Ray match the enumerated posterior (chi-square at ``exact.FALSE_ALARM``); each test
 must reject a slightly wrong target. Where Ray is installed, the stand-in and a local Ray
-cluster run the same chain draw for draw."""
+cluster run the same chain draw for draw. The collapsed schemes' driver sends the workers the
+summed count changes after the first iteration, and runs the chain of a driver that sends the
+whole counts every iteration."""
 
 from __future__ import annotations
 
@@ -16,11 +18,12 @@ import pytest
 from scipy import stats
 
 from exact import FALSE_ALARM, Tiny, chi_square_pvalue, state_index, tasks_evidence, token_arrays
+from medlda.data.synthetic import make_supervised_corpus
 from medlda.engine import ray as distributed
 from medlda.engine.loop import Supervision, train
 from medlda.engine.ray import RayBackend
 from medlda.losses import make_loss
-from medlda.samplers import Light
+from medlda.samplers import Light, make_sampler
 from medlda.samplers.light import draw_phi_wk
 
 
@@ -188,3 +191,50 @@ def test_in_process_stand_in_runs_the_driver_as_ray_does():
     (z_ray, eta_ray), (z_here, eta_here) = chains
     np.testing.assert_array_equal(z_ray, z_here)
     np.testing.assert_array_equal(eta_ray, eta_here)
+
+
+class CountingRay(InProcessRay):
+    """The stand-in, keeping the pickled size of every object the driver puts (as the Ray
+    benchmark's byte meter counts them)."""
+
+    def __init__(self):
+        self.put_bytes = []
+
+    def put(self, value):
+        self.put_bytes.append(len(pickle.dumps(value, protocol=5)))
+        return _shipped(value)
+
+
+@pytest.mark.parametrize("sampler", ["light", "gibbs"])
+def test_driver_sends_the_changed_counts_after_the_first_iteration(sampler):
+    """Collapsed light and Gibbs on two shards: the first iteration sends the whole topic-word
+    counts (4VK bytes), every later one 12 bytes per cell the last iteration changed (plus n_k and
+    eta); the chain is draw for draw that of a driver sending the whole counts every iteration."""
+    corpus, _ = make_supervised_corpus(600, 5, words_per_topic=300, doc_length=12, random_state=2)
+    n_topics = 100
+    backends = [RayBackend(ray, corpus.word_ids, corpus.doc_ptr, corpus.n_words, n_topics, np.full(n_topics, 0.1),
+                           0.01, make_sampler(sampler, light_variant="collapsed"), None, 2, np.random.default_rng(4))
+                for ray in (CountingRay(), CountingRay())]
+    sparse, whole = backends
+    assert len(sparse.workers) == 2
+    n_cells = corpus.n_words * n_topics
+    changed = n_cells  # cells the last iteration changed
+    try:
+        for it in range(1, 5):
+            whole._change = None  # the whole counts again, as in a first iteration
+            counts_before, puts_before = sparse.n_wk.copy(), len(sparse.ray.put_bytes)
+            for backend in backends:
+                backend.iterate(it, None, np.random.default_rng(it), measure_log_joint=False)
+            sent = sum(sparse.ray.put_bytes[puts_before:])
+            if it == 1:
+                assert sent > 4 * n_cells
+            else:
+                assert sent < 12 * changed + 8 * n_topics + 2000 and sent < n_cells  # a quarter of the whole counts
+            assert sum(whole.ray.put_bytes[-2:]) > 4 * n_cells
+            changed = np.count_nonzero(sparse.n_wk != counts_before)
+            assert 0 < changed < n_cells / 3  # the sparse form of the summed change
+            np.testing.assert_array_equal(sparse.n_wk, whole.n_wk)
+        np.testing.assert_array_equal(sparse.chain().z, whole.chain().z)  # chain() checks the counts of z
+    finally:
+        for backend in backends:
+            backend.close()

@@ -3,12 +3,15 @@
 Workers (Ray actors) hold contiguous document shards: their tokens, assignments z, doc-topic
 counts, the kernels' random streams and a NumPy generator for their documents' aux draws. Each
 iteration the driver broadcasts eta and either phi ~ Dir(n_k. + beta) drawn from the global counts
-(light, partial variant: exact, the documents are independent given phi) or a snapshot of the
-global topic-word counts (collapsed light, Gibbs: the approximate distributed-LDA scheme); each
-worker draws the aux of its documents from their omega, sweeps its shard, and returns its
-topic-word count changes and its classifier statistics (docs/mathematics.md (4): sum_d w zbar zbar^T and
-sum_d kappa zbar per task); the driver merges the changes, draws eta exactly from the summed
-statistics and broadcasts it. ``RayBackend`` is a backend of the training loop (``engine.loop``),
+(light, partial variant: exact, the documents are independent given phi) or what brings each
+worker's copy of the global topic-word counts up to date (collapsed light, Gibbs: the approximate
+distributed-LDA scheme): all of them in the first iteration of a backend (a run or a resumed
+one), afterwards the sum of all workers' sparse count changes of the iteration before, so the
+driver's work and traffic are in the changed cells, not V x K. Each worker draws the aux of its
+documents from their omega, sweeps its shard, and returns its topic-word count changes and its
+classifier statistics (docs/mathematics.md (4): sum_d w zbar zbar^T and sum_d kappa zbar per
+task); the driver merges the changes, draws eta exactly from the summed statistics and
+broadcasts it. ``RayBackend`` is a backend of the training loop (``engine.loop``),
 which keeps the eta samples and the trace. Shards start at multiples of
 DOCS_PER_STREAM documents, so every document keeps the kernel stream it has in a local run.
 """
@@ -28,7 +31,7 @@ from medlda._kernels.measures import log_joint
 from medlda._kernels.rng import DOCS_PER_STREAM, make_streams
 from medlda.engine.checkpoint import Snapshot
 from medlda.engine.loop import Supervision
-from medlda.engine.ray_worker import ShardWorker, merge_change
+from medlda.engine.ray_worker import ShardWorker, merge_change, sum_changes
 from medlda.engine.state import ChainArrays, ChainState
 from medlda.exceptions import MedLDAError
 from medlda.limits import RAY_SECONDS
@@ -88,6 +91,9 @@ class RayBackend:
         self.exact = sampler.exact_given_phi
         self.cache = sampler.new_cache()  # the driver's part of the chain: the phi schedule
         self._phi_payload = None
+        # the summed count change of the last iteration, which the workers add to their copies of the
+        # global counts (collapsed schemes); None: they get all of the counts (the first iteration)
+        self._change = None
         self._log_joint_parts = 0.0
         self.want_omega = supervision is not None and supervision.metric is not None
         # the same draws as ChainState.initialize, so a one-worker run starts like a local one
@@ -169,13 +175,15 @@ class RayBackend:
                 self._phi_payload = self.ray.put(np.ascontiguousarray(draw_phi_wk(self.n_wk, self.beta, rng)))
             payload = self._phi_payload
         else:
-            payload = self.ray.put((self.n_wk, self.n_k))
+            counts = {"n_wk": self.n_wk} if self._change is None else self._change
+            payload = self.ray.put({**counts, "n_k": self.n_k})
         eta_ref = self.ray.put(eta)
         outs = self._gather([w.step.remote(eta_ref, payload, measure_log_joint) for w in self.workers],
                             f"iteration {iteration}")
-        for out in outs:
-            merge_change(self.n_wk, out)
-            self.n_k += out["n_k"]
+        change = sum_changes(outs, self.n_wk)
+        merge_change(self.n_wk, change)
+        self.n_k += sum(out["n_k"] for out in outs)
+        self._change = None if self.exact else change
         if measure_log_joint:
             self._log_joint_parts = sum(out["log_joint"] for out in outs)
         if supervision is None:

@@ -32,6 +32,7 @@ class ShardWorker:
         self.rng = np.random.default_rng()
         self.rng.bit_generator.state = rng_state
         self.omega = None
+        self.n_wk = None  # this worker's copy of the global topic-word counts (collapsed schemes)
 
     def set_eta(self, eta: np.ndarray, want_omega: bool):
         """Keep omega = zbar eta^T of this shard (the next aux draw needs it); return it if asked."""
@@ -40,7 +41,10 @@ class ShardWorker:
 
     def step(self, eta: np.ndarray, phi_or_counts, measure_log_joint: bool) -> dict:
         """Aux draw, one sweep of the shard, and what the driver reduces: count changes (sparse or
-        dense), n_k changes, classifier statistics, and the shard's part of the log joint."""
+        dense), n_k changes, classifier statistics, and the shard's part of the log joint.
+        ``phi_or_counts``: phi (V, K), or the global counts as a dict with ``n_k`` and either
+        ``n_wk`` (all of them) or the summed change of all shards since the last step (the
+        :func:`compress_change` encoding), which this worker adds to its copy."""
         state = self.state
         n_docs, n_topics = state.n_dk.shape
         eta = np.array(eta)  # writable copies: the kernels are compiled for writable arrays
@@ -53,8 +57,12 @@ class ShardWorker:
             before = state.n_wk.copy()
             before_k = state.n_k.copy()
             self.sampler.sweep(state, eta, kappa, w, self.rng, phi_wk=np.array(phi_or_counts))
-        else:  # (n_wk, n_k) of the whole corpus: sweep against this snapshot
-            before, before_k = phi_or_counts
+        else:  # the global counts: sweep against them (the sweep changes state's copy, not self.n_wk)
+            if "n_wk" in phi_or_counts:
+                self.n_wk = np.array(phi_or_counts["n_wk"])  # writable: Ray hands out read-only arrays
+            else:
+                merge_change(self.n_wk, phi_or_counts)
+            before, before_k = self.n_wk, phi_or_counts["n_k"]
             state.set_counts(before, before_k)
             self.sampler.sweep(state, eta, kappa, w, self.rng)
         self.sampler.sync(state)
@@ -107,3 +115,27 @@ def merge_change(n_wk: np.ndarray, change: dict) -> None:
         n_wk += change["dense"]
     else:
         n_wk.reshape(-1)[change["index"]] += change["values"]
+
+
+def sum_changes(changes: list[dict], like: np.ndarray) -> dict:
+    """The sum of count changes (each from :func:`compress_change`) of arrays shaped as ``like``,
+    in the same encoding: 12 bytes per changed cell, or dense when that is not smaller. Work in
+    the changed cells when all of them are sparse."""
+    if any("dense" in change for change in changes):
+        total = np.zeros_like(like)
+        for change in changes:
+            merge_change(total, change)
+        return compress_change(total)
+    index = np.concatenate([change["index"] for change in changes])
+    values = np.concatenate([change["values"] for change in changes]).astype(like.dtype, copy=False)
+    if index.size:
+        order = np.argsort(index, kind="stable")
+        index, values = index[order], values[order]
+        first = np.flatnonzero(np.r_[True, index[1:] != index[:-1]])
+        index, values = index[first], np.add.reduceat(values, first, dtype=like.dtype)
+        index, values = index[values != 0], values[values != 0]
+    if index.size * 12 < like.nbytes:
+        return {"index": index, "values": values}
+    dense = np.zeros(like.size, like.dtype)
+    dense[index] = values
+    return {"dense": dense.reshape(like.shape)}
