@@ -12,6 +12,7 @@ from medlda._kernels.counts import fill_doc_topic
 from medlda._kernels.dirichlet import draw_phi_tables
 from medlda._kernels.eta import coordinate_eta_sweeps
 from medlda._kernels.light.proposals import PROPOSAL_MODES, proposal_scratch, task_kind
+from medlda._kernels.light.moves import word_ranges
 from medlda._kernels.light.sweeps import sweeps_for
 from medlda._kernels.light.word_hash import (
     TABLE_STRIDE,
@@ -86,6 +87,7 @@ class LightCache:
     n_wk_behind: bool = False
     n_dk_behind: bool = False
     moves: tuple | None = None
+    word_ranges: tuple[int, np.ndarray] | None = None
 
 
 @register
@@ -241,12 +243,20 @@ class Light(Sampler):
         counts = Counts(state.n_dk, np.zeros((0, state.n_k.size), np.int32), state.n_k)  # no dense n_wk: the hash
         args = (tokens, counts, prior, words, supervision, state.streams, log)
         if chunks.size > 2:
-            kernels.collapsed_parallel(chunks, *args)
+            kernels.collapsed_parallel(chunks, self._word_ranges(cache, state, chunks.size - 1), *args)
         else:
             kernels.collapsed(*args)
         cache.n_wk_behind = True
         cache.n_dk_behind = cache.n_dk_behind or lda
         cache.hashed_n_k = state.n_k.copy()
+
+    @staticmethod
+    def _word_ranges(cache: LightCache, state, n_ranges: int) -> np.ndarray:
+        """The word range of each word for a parallel sweep's merges (``moves.word_ranges``)."""
+        if cache.word_ranges is None or cache.word_ranges[0] != n_ranges:
+            totals = np.bincount(state.word_ids, minlength=state.n_wk.shape[0])
+            cache.word_ranges = (n_ranges, word_ranges(totals, n_ranges))
+        return cache.word_ranges[1]
 
     @staticmethod
     def _move_log(cache: LightCache, n_tokens: int):

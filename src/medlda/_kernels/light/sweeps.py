@@ -19,7 +19,7 @@ from numba import njit
 
 from medlda._kernels.light.collapsed import collapsed_blocks
 from medlda._kernels.light.exact import exact_blocks
-from medlda._kernels.light.moves import apply_dense_moves, apply_moves
+from medlda._kernels.light.moves import apply_dense_moves, apply_deferred, bucket_moves, merge_range
 from medlda._kernels.records import Counts
 from medlda._kernels.rng import block_docs
 
@@ -44,26 +44,42 @@ class Sweeps:
         self.collapsed_blocks(0, streams.size, tokens, counts, prior, words, supervision, streams, log, 0, False,
                               _longest(tokens.doc_ptr))
 
-    def collapsed_parallel(self, chunks, tokens, counts, prior, words, supervision, streams, log) -> None:
+    def collapsed_parallel(self, chunks, range_of_word, tokens, counts, prior, words, supervision, streams,
+                           log) -> None:
         """``collapsed`` with the stream blocks split at ``chunks`` (C + 1,) across threads, in
         ``ROUNDS`` rounds: in each, every thread samples the next share of its blocks reading the
         hashed counts as the last merge left them (each token without itself) and writing none of
         them, so the threads share one hash and each holds only its n_k and its moves; the rounds'
-        moves are merged, chunk by chunk, before the next round, so the result does not depend on
-        the threads' timing. Within a round a thread sees no word count change, its own included
-        (the distributed-LDA approximation, over a short window); the document counts stay
-        current."""
+        moves are then merged by the same threads, each taking the words of one range
+        (``range_of_word`` (V,): 0, ..., C - 1, ``moves.word_ranges``), so the result does not
+        depend on the threads' timing. Within a round a thread sees no word count change, its own
+        included (the distributed-LDA approximation, over a short window); the document counts
+        stay current."""
         n_chunks = chunks.size - 1
         longest = _longest(tokens.doc_ptr)
+        offsets = np.zeros((n_chunks, n_chunks + 1), np.int64)
+        n_deferred = np.zeros((n_chunks, n_chunks), np.int64)
+        dn_k = np.zeros((n_chunks, counts.n_k.size), np.int64)
+
+        def sample(start, end, c):
+            n_k = counts.n_k.copy()
+            n = self.collapsed_blocks(start, end, tokens, Counts(counts.n_dk, counts.n_wk, n_k), prior, words,
+                                      supervision, streams, log, c, True, longest)
+            move_start = block_docs(start, end, tokens.doc_ptr)[2]
+            bucket_moves(tokens.word_ids, log, move_start, n, range_of_word, offsets[c])
+            return move_start
+
         with ThreadPoolExecutor(n_chunks) as pool:
             for r in range(ROUNDS):
                 starts = chunks[:-1] + (chunks[1:] - chunks[:-1]) * r // ROUNDS
                 ends = chunks[:-1] + (chunks[1:] - chunks[:-1]) * (r + 1) // ROUNDS
-                jobs = [(int(starts[c]), int(ends[c]), tokens, Counts(counts.n_dk, counts.n_wk, counts.n_k.copy()),
-                         prior, words, supervision, streams, log, c, True, longest) for c in range(n_chunks)]
-                n_logged = np.array(list(pool.map(lambda job: self.collapsed_blocks(*job), jobs)), np.int64)
-                merge_collapsed_moves(starts, ends, tokens, log, n_logged, counts.n_dk, counts.n_k, words.word_meta,
-                                      words.slots, words.top)
+                move_starts = np.array(list(pool.map(sample, starts.tolist(), ends.tolist(), range(n_chunks))),
+                                       np.int64)
+                dn_k[:] = 0
+                list(pool.map(lambda p: merge_range(p, move_starts, offsets, tokens, log, words.word_meta,
+                                                    words.slots, words.top, dn_k[p], n_deferred), range(n_chunks)))
+                apply_deferred(move_starts, offsets, n_deferred, tokens, log, words.word_meta, words.slots, words.top)
+                counts.n_k[:] += dn_k.sum(axis=0).astype(counts.n_k.dtype)
 
     def exact(self, tokens, counts, prior, phi, supervision, streams, log) -> None:
         """One MH sweep of the partially collapsed light sampler (docs/mathematics.md (2b)) given ``phi``
@@ -92,16 +108,6 @@ def _on_threads(kernel: Callable, jobs: list[tuple]) -> list:
         return [kernel(*jobs[0])]
     with ThreadPoolExecutor(len(jobs)) as pool:
         return list(pool.map(lambda job: kernel(*job), jobs))
-
-
-@njit(cache=True)
-def merge_collapsed_moves(starts, ends, tokens, log, n_logged, n_dk, n_k, word_meta, slots, top):
-    """Apply the moves logged by each block range [starts[c], ends[c]), in range order, to n_k and
-    the hash."""
-    merged = Counts(n_dk, np.zeros((0, n_k.size), np.int32), n_k)  # n_k and the hash only
-    for c in range(starts.size):
-        move_start = block_docs(starts[c], ends[c], tokens.doc_ptr)[2]
-        apply_moves(tokens, log, move_start, n_logged[c], merged, word_meta, slots, top)
 
 
 @njit(cache=True)

@@ -173,14 +173,20 @@ def _relocate(word_meta, slots, top, v, k):
 
 
 @njit(cache=True, inline="always")
+def block_full(word_meta, v):
+    """Whether one more topic would take word v's block past half full (``insert_topic`` then
+    moves the block)."""
+    return 2 * word_meta[v, USED] + 4 > word_meta[v, MASK] + 1
+
+
+@njit(cache=True, inline="always")
 def insert_topic(word_meta, slots, top, v, k, j):
     """Put topic k, absent from word v's block, at its free slot j (from ``find_slot``) with zero
     current and frozen counts; first move the block to the spill area if it would pass half
-    full. Returns the topic's slot."""
-    used = word_meta[v, USED] + 1
-    word_meta[v, USED] = used
-    if 2 * used + 2 > word_meta[v, MASK] + 1:
+    full (``block_full``). Returns the topic's slot."""
+    if block_full(word_meta, v):
         j = _relocate(word_meta, slots, top, v, np.int64(k))  # one specialisation for int32 and int64 topics
+    word_meta[v, USED] += 1
     slots[np.uint64(3 * j)] = k
     slots[np.uint64(3 * j + CUR)] = 0
     slots[np.uint64(3 * j + FROZEN)] = 0
