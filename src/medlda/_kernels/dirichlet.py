@@ -11,6 +11,7 @@ from numba import njit
 
 from medlda._kernels.alias import build_alias
 from medlda._kernels.rng import DOCS_PER_STREAM, next_uniform
+from medlda._kernels.threads import on_threads
 
 
 @njit(cache=True, inline="always")
@@ -82,17 +83,33 @@ def log_gamma_draw(state, shape):
             return state, np.log(d * v) + boost
 
 
-@njit(cache=True)
-def draw_phi_tables(n_wk, beta, streams, phi_wk, word_prob, word_alias, word_mass):
+def draw_phi_tables(n_wk: np.ndarray, beta: float, streams: np.ndarray, phi_wk: np.ndarray, word_prob: np.ndarray,
+                    word_alias: np.ndarray, word_mass: np.ndarray, n_jobs: int = 1) -> None:
     """phi_wk (V, K) with each column ~ Dirichlet(n_.k + beta), and each word's alias table over
     k proportional to phi_wk[v] (the exact variant's word proposal) with its normalizer
-    word_mass[v] = sum_k phi_wk[v, k]. One random stream per block
-    of DOCS_PER_STREAM words, so a seed gives the same phi on any machine."""
-    n_words, n_topics = n_wk.shape
+    word_mass[v] = sum_k phi_wk[v, k]. One random stream per block of DOCS_PER_STREAM words, so
+    a seed gives the same phi on any machine; on ``n_jobs`` threads, each taking whole blocks,
+    and the same phi on any number of them (the column sums are added in word order)."""
+    n_words = n_wk.shape[0]
+    n_blocks = -(-n_words // DOCS_PER_STREAM)
+    cuts = [min(n_words, DOCS_PER_STREAM * (n_blocks * r // max(n_jobs, 1))) for r in range(max(n_jobs, 1) + 1)]
+    ranges = [(lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo] or [(0, 0)]
+    col_max = np.max(on_threads(_log_gamma_rows, [(n_wk, beta, streams, phi_wk, lo, hi) for lo, hi in ranges]),
+                     axis=0)
+    on_threads(_exp_rows, [(phi_wk, col_max, lo, hi) for lo, hi in ranges])
+    inv_sum = _inverse_column_sums(phi_wk)
+    on_threads(_normalize_rows, [(phi_wk, inv_sum, word_prob, word_alias, word_mass, lo, hi) for lo, hi in ranges])
+
+
+@njit(cache=True, nogil=True)
+def _log_gamma_rows(n_wk, beta, streams, phi_wk, lo, hi):
+    """Rows [lo, hi) of phi_wk set to log g, g ~ Gamma(n_wk + beta, 1) (whole stream blocks);
+    returns each column's largest."""
+    n_topics = n_wk.shape[1]
     col_max = np.full(n_topics, -np.inf)
     small_beta = beta < _SMALL_SHAPE
     inv_beta, lam, p_right = small_shape_constants(min(beta, 0.5))  # unused unless small_beta
-    for v in range(n_words):
+    for v in range(lo, hi):
         s_idx = v // DOCS_PER_STREAM
         state = streams[s_idx]
         for k in range(n_topics):
@@ -104,20 +121,37 @@ def draw_phi_tables(n_wk, beta, streams, phi_wk, word_prob, word_alias, word_mas
             if lg > col_max[k]:
                 col_max[k] = lg
         streams[s_idx] = state
-    col_sum = np.zeros(n_topics)
-    for v in range(n_words):
-        for k in range(n_topics):
-            e = np.exp(phi_wk[v, k] - col_max[k])
-            phi_wk[v, k] = e
-            col_sum[k] += e
-    for k in range(n_topics):
-        col_sum[k] = 1.0 / col_sum[k]
+    return col_max
+
+
+@njit(cache=True, nogil=True)
+def _exp_rows(phi_wk, col_max, lo, hi):
+    """Rows [lo, hi) of phi_wk from log g to g / (the column's largest g)."""
+    for v in range(lo, hi):
+        for k in range(phi_wk.shape[1]):
+            phi_wk[v, k] = np.exp(phi_wk[v, k] - col_max[k])
+
+
+@njit(cache=True)
+def _inverse_column_sums(phi_wk):
+    """1 / sum_v phi_wk[v, k] for each column, summed in word order."""
+    col_sum = np.zeros(phi_wk.shape[1])
+    for v in range(phi_wk.shape[0]):
+        for k in range(phi_wk.shape[1]):
+            col_sum[k] += phi_wk[v, k]
+    return 1.0 / col_sum
+
+
+@njit(cache=True, nogil=True)
+def _normalize_rows(phi_wk, inv_sum, word_prob, word_alias, word_mass, lo, hi):
+    """Rows [lo, hi) of phi_wk scaled by ``inv_sum``, with each word's alias table and mass."""
+    n_topics = phi_wk.shape[1]
     q = np.empty(n_topics)
     small = np.empty(n_topics, np.int64)
     large = np.empty(n_topics, np.int64)
-    for v in range(n_words):
+    for v in range(lo, hi):
         for k in range(n_topics):
-            phi_wk[v, k] *= col_sum[k]
+            phi_wk[v, k] *= inv_sum[k]
         word_mass[v] = build_alias(phi_wk[v], word_prob[v], word_alias[v], q, small, large)
 
 

@@ -87,7 +87,7 @@ class LightCache:
     n_wk_behind: bool = False
     n_dk_behind: bool = False
     moves: tuple | None = None
-    word_ranges: tuple[int, np.ndarray] | None = None
+    word_ranges: tuple[np.ndarray, np.ndarray] | None = None
 
 
 @register
@@ -220,7 +220,7 @@ class Light(Sampler):
             if phi_wk is None:
                 if self.phi_due(cache):
                     draw_phi_tables(state.n_wk, state.beta, make_streams(rng, state.n_wk.shape[0]), phi, prob,
-                                    alias, mass)
+                                    alias, mass, int(self.n_jobs))
             else:
                 phi = np.ascontiguousarray(phi_wk, dtype=np.float64)
                 build_alias_rows(phi, prob, alias, np.empty(phi.shape))
@@ -235,15 +235,16 @@ class Light(Sampler):
             self.sync(state)
         h = self._word_hash(state, cache)
         chunks = stream_chunks(state.doc_ptr, self.n_jobs)
+        range_of_word, bounds = self._word_ranges(cache, state, chunks.size - 1)
         h.room_for_proposals(state.n_k.size, int(np.diff(state.doc_ptr).max(initial=0)), chunks.size - 1)
         slots, h.top = compact_and_build(h.word_meta, h.slots, h.spill, state.n_k, state.beta, state.vbeta,
-                                         h.word_table, h.inv_frozen, h.spare)
+                                         h.word_table, h.inv_frozen, h.spare, bounds)
         h.slots, h.spare = slots, h.slots
         words = WordHash(state.beta, state.vbeta, h.word_meta, h.slots, h.top, h.word_table, h.inv_frozen)
         counts = Counts(state.n_dk, np.zeros((0, state.n_k.size), np.int32), state.n_k)  # no dense n_wk: the hash
         args = (tokens, counts, prior, words, supervision, state.streams, log)
         if chunks.size > 2:
-            kernels.collapsed_parallel(chunks, self._word_ranges(cache, state, chunks.size - 1), *args)
+            kernels.collapsed_parallel(chunks, range_of_word, *args)
         else:
             kernels.collapsed(*args)
         cache.n_wk_behind = True
@@ -251,12 +252,14 @@ class Light(Sampler):
         cache.hashed_n_k = state.n_k.copy()
 
     @staticmethod
-    def _word_ranges(cache: LightCache, state, n_ranges: int) -> np.ndarray:
-        """The word range of each word for a parallel sweep's merges (``moves.word_ranges``)."""
-        if cache.word_ranges is None or cache.word_ranges[0] != n_ranges:
+    def _word_ranges(cache: LightCache, state, n_ranges: int) -> tuple[np.ndarray, np.ndarray]:
+        """The word range of each word (``moves.word_ranges``) for a parallel sweep's merges and
+        compaction, and the ranges' bounds (n_ranges + 1,)."""
+        if cache.word_ranges is None or cache.word_ranges[1].size != n_ranges + 1:
             totals = np.bincount(state.word_ids, minlength=state.n_wk.shape[0])
-            cache.word_ranges = (n_ranges, word_ranges(totals, n_ranges))
-        return cache.word_ranges[1]
+            range_of_word = word_ranges(totals, n_ranges)
+            cache.word_ranges = (range_of_word, np.searchsorted(range_of_word, np.arange(n_ranges + 1)))
+        return cache.word_ranges
 
     @staticmethod
     def _move_log(cache: LightCache, n_tokens: int):

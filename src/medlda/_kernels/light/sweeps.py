@@ -22,6 +22,7 @@ from medlda._kernels.light.exact import exact_blocks
 from medlda._kernels.light.moves import apply_dense_moves, apply_deferred, bucket_moves, merge_range
 from medlda._kernels.records import Counts
 from medlda._kernels.rng import block_docs
+from medlda._kernels.threads import on_threads
 
 ROUNDS = 32  # merges per parallel collapsed sweep: a thread's word counts lag by at most 1/32 of its share
 
@@ -92,22 +93,13 @@ class Sweeps:
         result does not depend on C (documents are independent given phi)."""
         jobs = [(int(chunks[c]), int(chunks[c + 1]), tokens, counts, prior, phi, supervision, streams, log)
                 for c in range(chunks.size - 1)]
-        n_logged = np.array(_on_threads(self.exact_blocks, jobs), np.int64)
+        n_logged = np.array(on_threads(self.exact_blocks, jobs), np.int64)
         merge_dense_moves(chunks, tokens, log, n_logged, counts)
 
 
 def _longest(doc_ptr: np.ndarray) -> int:
     """The most tokens of a document."""
     return int(np.diff(doc_ptr).max(initial=0))
-
-
-def _on_threads(kernel: Callable, jobs: list[tuple]) -> list:
-    """``kernel(*job)`` for each job, each on its own thread (the kernels release the GIL); the
-    results in the jobs' order."""
-    if len(jobs) == 1:
-        return [kernel(*jobs[0])]
-    with ThreadPoolExecutor(len(jobs)) as pool:
-        return list(pool.map(lambda job: kernel(*job), jobs))
 
 
 @njit(cache=True)

@@ -1,11 +1,22 @@
-"""The parallel collapsed sweep's merges: moves ordered by word range, each range merged on its
-own, and the inserts that move a block made afterwards, give the counts of the moved tokens."""
+"""The light sampler's parallel parts: the collapsed sweep's merges (moves ordered by word range,
+each range merged on its own, the inserts that move a block made afterwards) give the counts of
+the moved tokens; its compaction and the partial variant's phi draw give on several threads what
+they give on one."""
 
 import numpy as np
 
+from medlda._kernels.dirichlet import draw_phi_tables
 from medlda._kernels.light.moves import apply_deferred, bucket_moves, merge_range, word_ranges
-from medlda._kernels.light.word_hash import hash_from_dense, new_word_meta, spill_bound, to_dense
+from medlda._kernels.light.word_hash import (
+    compact_and_build,
+    hash_from_dense,
+    new_word_meta,
+    new_word_table,
+    spill_bound,
+    to_dense,
+)
 from medlda._kernels.records import MoveLog, Tokens
+from medlda._kernels.rng import DOCS_PER_STREAM, make_streams
 
 N_TOPICS = 64
 
@@ -81,3 +92,48 @@ def test_word_ranges_share_the_tokens_evenly():
     shares = np.bincount(ranges, weights=totals, minlength=3)
     assert shares.max() <= 55
     assert np.array_equal(word_ranges(totals, 1), np.zeros(10, np.int32))
+
+
+def test_compaction_on_word_ranges_lays_out_what_one_thread_does():
+    """After a merge (so some blocks sit in the spill area), compacting on three word ranges gives
+    bitwise the slots, word rows and proposal tables of one range."""
+    rng = np.random.default_rng(1)
+    n_words = 12
+    word_ids, z0, z1, moved = _moves(rng, 3000, n_words)
+    runs = []
+    for bounds in (None, np.array([0, 1, 5, n_words])):
+        word_meta = new_word_meta(n_words)
+        totals = np.bincount(word_ids, minlength=n_words)
+        spill = int(spill_bound(totals, N_TOPICS))
+        slots, top = hash_from_dense(_dense(word_ids, z0, n_words), spill, word_meta)
+        tokens = Tokens(word_ids, np.array([0, word_ids.size], np.int64), z1)
+        log = MoveLog(moved.copy(), z0[moved])
+        offsets = np.array([[0, moved.size]], np.int64)
+        n_deferred = np.zeros((1, 1), np.int64)
+        merge_range(0, np.zeros(1, np.int64), offsets, tokens, log, word_meta, slots, top, np.zeros(N_TOPICS, np.int64),
+                    n_deferred)
+        apply_deferred(np.zeros(1, np.int64), offsets, n_deferred, tokens, log, word_meta, slots, top)
+        assert n_deferred.sum() > 0  # word 0's block moved
+        table = new_word_table(3000 + N_TOPICS, N_TOPICS)
+        table[:] = 0
+        inv_frozen = np.empty(N_TOPICS)
+        n_k = np.bincount(z1, minlength=N_TOPICS).astype(np.int64)
+        slots, top = compact_and_build(word_meta, slots, spill, n_k, 0.05, 0.05 * n_words, table, inv_frozen,
+                                       bounds=bounds)
+        runs.append((slots[:3 * int(top[0])].copy(), word_meta.copy(), table, inv_frozen))
+    for one, three in zip(*runs):
+        assert np.array_equal(one, three)
+
+
+def test_phi_draw_is_the_same_on_any_number_of_threads():
+    """phi and its word tables from three threads (each taking whole stream blocks) equal one
+    thread's, bitwise."""
+    n_words = 3 * DOCS_PER_STREAM + 17
+    n_wk = np.random.default_rng(2).poisson(0.3, (n_words, 7)).astype(np.int32)
+    runs = []
+    for n_jobs in (1, 3):
+        out = np.empty((n_words, 7)), np.empty((n_words, 7)), np.empty((n_words, 7), np.int64), np.empty(n_words)
+        draw_phi_tables(n_wk, 0.05, make_streams(np.random.default_rng(3), n_words), *out, n_jobs)
+        runs.append(out)
+    for one, three in zip(*runs):
+        assert np.array_equal(one, three)
