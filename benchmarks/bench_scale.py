@@ -15,7 +15,9 @@ document), generated once, vectorized, and cached as memory-mapped .npy folders
 exchanges with its workers per iteration (mean over the iterations, the first and the last one;
 the first sends the whole topic-word counts, later ones the counts' changes): each
 object it puts, counted once per worker that reads it, and the workers' answers, by their pickled
-(protocol 5) sizes, which is what Ray serializes.
+(protocol 5) sizes, which is what Ray serializes; and the driver's share of an iteration: the
+driver process's CPU seconds over the iterations' wall seconds (the meter's own pickling left out
+of both).
 
 Each configuration runs in its own subprocess, so peak memories (``ru_maxrss``) do not mix; the Ray
 rows add the workers' own peaks. Seconds per iteration exclude JIT compilation and Ray start-up
@@ -102,17 +104,25 @@ class ByteMeter:
 
     def __init__(self, ray, n_workers: int):
         self.ray, self.n_workers, self.sent, self.received, self.per_iteration = ray, n_workers, 0, 0, []
+        self.own_seconds = 0.0  # the meter's own pickling, left out of the driver's time
+        self.driver = []  # per iteration: (driver CPU seconds, wall seconds), the meter's own left out
 
     def __getattr__(self, name):
         return getattr(self.ray, name)
 
+    def _size(self, obj) -> int:
+        tic = time.process_time()
+        size = len(pickle.dumps(obj, protocol=5))
+        self.own_seconds += time.process_time() - tic
+        return size
+
     def put(self, obj):
-        self.sent += len(pickle.dumps(obj, protocol=5)) * self.n_workers
+        self.sent += self._size(obj) * self.n_workers
         return self.ray.put(obj)
 
     def get(self, ref, **kwargs):
         out = self.ray.get(ref, **kwargs)
-        self.received += len(pickle.dumps(out, protocol=5))
+        self.received += self._size(out)
         return out
 
     def install(self) -> None:
@@ -120,8 +130,11 @@ class ByteMeter:
         meter, iterate = self, dp.RayBackend.iterate
 
         def metered(backend, *args, **kwargs):
-            sent, received = meter.sent, meter.received
+            sent, received, own = meter.sent, meter.received, meter.own_seconds
+            cpu, wall = time.process_time(), time.perf_counter()
             out = iterate(backend, *args, **kwargs)
+            own = meter.own_seconds - own
+            meter.driver.append((time.process_time() - cpu - own, time.perf_counter() - wall - own))
             meter.per_iteration.append((meter.sent - sent, meter.received - received))
             return out
 
@@ -158,6 +171,7 @@ def run_one(folder: Path, k: int, mode: str, n_iter: int, options: dict, supervi
     driver_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     workers = stats.get("worker_peak_rss_bytes", [])
     per_iteration = np.array(meter.per_iteration if kind == "ray" else np.zeros((0, 2)))
+    driver = np.array(meter.driver if kind == "ray" else np.zeros((0, 2)))
     return {
         "n_docs": corpus.n_docs, "n_tokens": corpus.n_tokens, "n_words": corpus.n_words, "k": k,
         "mode": mode, "n_iter": n_iter, "options": options,
@@ -174,7 +188,8 @@ def run_one(folder: Path, k: int, mode: str, n_iter: int, options: dict, supervi
             "ray_received_bytes_per_iteration": float(per_iteration[:, 1].mean()),
             "ray_first_sent_bytes": float(per_iteration[0, 0]),
             "ray_last_sent_bytes": float(per_iteration[-1, 0]),
-            "ray_last_received_bytes": float(per_iteration[-1, 1])} if len(per_iteration) else {}),
+            "ray_last_received_bytes": float(per_iteration[-1, 1]),
+            "ray_driver_cpu_share": float(driver[:, 0].sum() / driver[:, 1].sum())} if len(per_iteration) else {}),
     }
 
 
@@ -243,7 +258,8 @@ METRICS = {"seconds_per_iteration": "s", "cpu_seconds_per_iteration": "s", "toke
            "ray_worker_startup_seconds": "s", "fit_wall_seconds": "s", "peak_rss_bytes": "bytes",
            "driver_peak_rss_bytes": "bytes", "worker_peak_rss_bytes": "bytes", "log_joint": "",
            "ray_sent_bytes_per_iteration": "bytes", "ray_received_bytes_per_iteration": "bytes",
-           "ray_first_sent_bytes": "bytes", "ray_last_sent_bytes": "bytes", "ray_last_received_bytes": "bytes"}
+           "ray_first_sent_bytes": "bytes", "ray_last_sent_bytes": "bytes", "ray_last_received_bytes": "bytes",
+           "ray_driver_cpu_share": ""}
 
 
 def ratios(rows: list[dict]) -> list[dict]:
@@ -262,25 +278,26 @@ def ratios(rows: list[dict]) -> list[dict]:
 
 
 def thread_ratios(rows: list[dict]) -> list[dict]:
-    """Each ``local-N`` run against ``local`` (same corpus and K): speed-up (seconds per iteration
-    of one thread over N), CPU seconds per iteration of N over one, peak memory of N over one, and
+    """Each ``local-N`` run against ``local``, and each ``ray-N`` against ``ray-1`` (same corpus and
+    K): speed-up (seconds per iteration of one thread or worker over N), CPU seconds per iteration of N over one, peak memory of N over one, and
     the final log joint of N over one (above 1: the threaded chain is behind after as many
     iterations)."""
     measured = {(r["config"]["n_docs"], r["config"]["n_topics"], r["config"]["mode"], r["metric"]): r
                 for r in rows if r["metric"] != "environment" and "mode" in r["config"]}
     out = []
     for (n_docs, k, mode, metric), r in measured.items():
-        if not mode.startswith("local-"):
+        base = "local" if mode.startswith("local-") else "ray-1" if mode.startswith("ray-") and mode != "ray-1" else None
+        if base is None:
             continue
         for name, source, invert in (("speedup", "seconds_per_iteration", True),
                                      ("cpu_seconds_ratio", "cpu_seconds_per_iteration", False),
                                      ("peak_rss_ratio", "peak_rss_bytes", False),
                                      ("log_joint_ratio", "log_joint", False)):
-            one = measured.get((n_docs, k, "local", source))
+            one = measured.get((n_docs, k, base, source))
             if metric != source or one is None or not one["value"] or not r["value"]:
                 continue
             value = one["value"] / r["value"] if invert else r["value"] / one["value"]
-            out.append(row(SUITE, {**r["config"], "against_mode": "local"}, name, value, "x"))
+            out.append(row(SUITE, {**r["config"], "against_mode": base}, name, value, "x"))
     return out
 
 
