@@ -286,7 +286,8 @@ def thread_ratios(rows: list[dict]) -> list[dict]:
                 for r in rows if r["metric"] != "environment" and "mode" in r["config"]}
     out = []
     for (n_docs, k, mode, metric), r in measured.items():
-        base = "local" if mode.startswith("local-") else "ray-1" if mode.startswith("ray-") and mode != "ray-1" else None
+        base = ("local" if mode.startswith("local-")
+                else "ray-1" if mode.startswith("ray-") and mode != "ray-1" else None)
         if base is None:
             continue
         for name, source, invert in (("speedup", "seconds_per_iteration", True),

@@ -49,13 +49,19 @@ def test_multiclass_recovers_planted_classifier(multiclass, loss, strategy):
 
 
 @pytest.mark.slow
-def test_ovr_in_parallel_processes_matches_one_process(multiclass):
+@pytest.mark.parametrize("sampler, pool", [("light", "threads"), ("gibbs", "processes")])
+def test_ovr_in_parallel_matches_one_process(multiclass, sampler, pool):
+    """Light's binary models train on threads (its sweeps release the GIL), gibbs's in processes;
+    either gives the one-process model."""
     train, y, test, _ = multiclass
-    serial = MedLDAClassifier(4, c=1.0, margin=1.0, strategy="ovr", max_iter=5, n_jobs=1, **FAST).fit(train, y)
+    serial = MedLDAClassifier(4, c=1.0, margin=1.0, strategy="ovr", max_iter=5, n_jobs=1,
+                              **{**FAST, "sampler": sampler}).fit(train, y)
     parallel = clone(serial).set_params(n_jobs=2).fit(train, y)
     assert np.array_equal(serial.eta_samples_, parallel.eta_samples_)
+    assert np.array_equal(serial.topic_word_counts_, parallel.topic_word_counts_)
     assert np.array_equal(serial.predict(test), parallel.predict(test))
     assert serial.fit_stats_["n_jobs"] == 1 and parallel.fit_stats_["n_jobs"] == 2
+    assert parallel.fit_stats_["pool"] == pool
 
 
 def test_predict_proba_only_for_the_logistic_loss(multiclass):

@@ -139,7 +139,7 @@ class TopicModel(TopicWords, BaseEstimator):
 
     def _sampler_threads(self) -> int:
         """Threads of the light sampler: n_jobs as joblib reads it (None: 1, -1: every core); one
-        inside one-vs-rest, whose binary models already run in parallel processes."""
+        inside one-vs-rest, whose binary models already run in parallel."""
         if getattr(self, "strategy", "multitask") == "ovr":
             return 1
         return effective_jobs(getattr(self, "n_jobs", None), os.cpu_count() or 1)

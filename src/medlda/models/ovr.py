@@ -8,16 +8,19 @@ in the multi-task model.
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
+from threadpoolctl import threadpool_limits
 
 from medlda.data.corpus import Corpus
 from medlda.engine.ray import map_on_ray
 from medlda.models.labels import effective_jobs
+from medlda.samplers import resolve_sampler, sampler_class
 
 
 @dataclass
@@ -59,9 +62,11 @@ class OneVsRest:
     @staticmethod
     def topics_of(estimators: list, corpus: Corpus, n_jobs: int | None) -> np.ndarray:
         """Each binary model's inferred zbar of ``corpus``, side by side (D, C*K); in parallel
-        when cores allow."""
+        when cores allow (on threads for CVB0 inference)."""
         jobs = effective_jobs(n_jobs, len(estimators))
-        parts = Parallel(n_jobs=jobs)(delayed(_topics)(m, corpus) for m in estimators)
+        on_threads = all(m.inference == "cvb0" for m in estimators)  # CVB0's kernel releases the GIL
+        parts = Parallel(n_jobs=jobs, prefer="threads" if on_threads else None)(
+            delayed(_topics)(m, corpus) for m in estimators)
         return np.concatenate(parts, axis=1)
 
 
@@ -79,7 +84,9 @@ def fit_ovr(template, fit_binary: Callable, corpus: Corpus, indicator: np.ndarra
             ray_address: str | None) -> OneVsRest:
     """Train one binary model (a clone of ``template``, by ``fit_binary(model, corpus, column,
     seed, weight) -> (model, omega)``) per column of ``indicator``, each document's c times its
-    ``weight`` (None: 1): in parallel processes, or one Ray task each with ``backend='ray'``."""
+    ``weight`` (None: 1): in parallel, on threads where the models' sampler releases the GIL
+    (no start-up, no copies of the corpus: 7% faster on 20 Newsgroups, docs/benchmarks.md), else
+    in processes; or one Ray task each with ``backend='ray'``."""
     n_tasks = indicator.shape[1]
     tic = time.perf_counter()
     jobs = effective_jobs(n_jobs, n_tasks)
@@ -87,14 +94,20 @@ def fit_ovr(template, fit_binary: Callable, corpus: Corpus, indicator: np.ndarra
         out = map_on_ray(ray_address, n_workers, fit_binary, corpus,
                          [(clone(template), indicator[:, t], seeds[t], weight) for t in range(n_tasks)])
     else:
-        out = Parallel(n_jobs=jobs)(delayed(fit_binary)(clone(template), corpus, indicator[:, t], seeds[t], weight)
-                                    for t in range(n_tasks))
+        on_threads = sampler_class(resolve_sampler(template.sampler, template.n_components, 1)).releases_gil
+        # each binary fit limits BLAS to one thread and restores the limit it found: held at one
+        # here, threads that enter and leave in any order leave it at one
+        with threadpool_limits(1, user_api="blas") if on_threads else nullcontext():
+            out = Parallel(n_jobs=jobs, prefer="threads" if on_threads else None)(
+                delayed(fit_binary)(clone(template), corpus, indicator[:, t], seeds[t], weight)
+                for t in range(n_tasks))
     wall = time.perf_counter() - tic
     estimators = [m for m, _ in out]
     seconds = sum(m.fit_stats_["train_seconds"] for m in estimators)
     stats = {
         "train_seconds": seconds, "wall_seconds": wall, "backend": backend,
-        **({"n_workers": n_workers} if backend == "ray" else {"n_jobs": jobs}),
+        **({"n_workers": n_workers} if backend == "ray"
+           else {"n_jobs": jobs, "pool": "threads" if on_threads else "processes"}),
         "compile_seconds": max(m.fit_stats_["compile_seconds"] for m in estimators),
         "n_tokens": corpus.n_tokens, "n_docs": corpus.n_docs,
         "tokens_per_second": corpus.n_tokens * template.max_iter * n_tasks / max(seconds, 1e-12),

@@ -266,7 +266,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           note=" Regression losses are for MedLDARegressor."),
     Param("strategy", "multitask", Options(("multitask", "ovr")), "str",
           "Several classes or labels: 'multitask' learns C classifiers on one shared set of topics; 'ovr' "
-          "trains C independent binary models, each with its own topics (in parallel processes, see n_jobs).",
+          "trains C independent binary models, each with its own topics (in parallel, see n_jobs).",
           "--strategy", "several classes or labels: shared topics, or one binary model each (ovr)"),
     Param("epsilon", 1e-3, Number(0), "float",
           "Width of the epsilon-insensitive loss (no penalty when |y - omega| <= epsilon), in units of the "
@@ -275,12 +275,12 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
     Param("n_jobs", None,
           Custom(lambda v: v is None or (isinstance(v, numbers.Integral) and not isinstance(v, bool) and v != 0),
                  "None or a non-zero integer"), "int or None",
-          "Cores to use (None: 1, -1: all). The light sampler splits the documents across threads: with "
-          "light_variant='partial' the topics are the same on any number of threads (eta to rounding); with 'collapsed' each "
-          "thread reads the word counts as the last of 32 merges per sweep left them. Inference of new "
-          "documents splits them across threads with any sampler, with the same result on any number. "
-          "One-vs-rest runs its C binary models in parallel processes instead (never more than C).",
-          "--n-jobs", "cores: light sampler threads, or one-vs-rest processes (-1 all cores)"),
+          "Cores to use (None: 1, -1: all). The light sampler splits the documents across threads: with light_variant="
+          "'partial' the topics are the same on any number of threads (eta to rounding); with 'collapsed' each thread "
+          "reads the word counts as the last of 32 merges per sweep left them. Inference splits new documents across "
+          "threads with any sampler, with the same result on any number. One-vs-rest runs its C binary models in "
+          "parallel instead (at most C at a time): on threads with the light sampler, else in processes.",
+          "--n-jobs", "cores: light sampler threads, or one-vs-rest's parallel models (-1 all cores)"),
     Param("n_eta_avg", 5, _INT1, "int",
           "Predict with the average of the eta samples of the last n_eta_avg iterations."),
     Param("inference", "cvb0", Options(lambda: INFERENCE_METHODS), "str",

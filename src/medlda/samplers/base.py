@@ -32,12 +32,15 @@ class Sampler:
 
     Capabilities: ``supports_supervision`` (it can train with tasks: aux, eta draw) and
     ``exact_given_phi`` (its sweep, given phi (V, K) drawn by the caller, leaves the posterior
-    invariant: a distributed driver then broadcasts phi instead of a snapshot of the counts).
+    invariant: a distributed driver then broadcasts phi instead of a snapshot of the counts) and
+    ``releases_gil`` (its sweeps run without holding Python's lock, so independent chains, such
+    as one-vs-rest's binary models, train side by side on threads of one process).
     """
 
     name: str = ""
     supports_supervision: bool = True
     exact_given_phi: bool = False
+    releases_gil: bool = False
 
     @classmethod
     def from_options(cls, **options) -> "Sampler":

@@ -11,8 +11,8 @@ from medlda._kernels.alias import build_alias_rows
 from medlda._kernels.counts import fill_doc_topic
 from medlda._kernels.dirichlet import draw_phi_tables
 from medlda._kernels.eta import coordinate_eta_sweeps
-from medlda._kernels.light.proposals import PROPOSAL_MODES, proposal_scratch, task_kind
 from medlda._kernels.light.moves import word_ranges
+from medlda._kernels.light.proposals import PROPOSAL_MODES, proposal_scratch, task_kind
 from medlda._kernels.light.sweeps import sweeps_for
 from medlda._kernels.light.word_hash import (
     TABLE_STRIDE,
@@ -105,6 +105,7 @@ class Light(Sampler):
     """
 
     name = "light"
+    releases_gil = True
 
     def __init__(self, variant: str = "collapsed", proposal: str = "mixture", n_mh: int = 6, n_gibbs: int = 2,
                  n_jobs: int = 1, eta_draw: str = "auto", phi_every: int = 1):

@@ -19,7 +19,7 @@ from numba import njit
 
 from medlda._kernels.light.collapsed import collapsed_blocks
 from medlda._kernels.light.exact import exact_blocks
-from medlda._kernels.light.moves import apply_dense_moves, apply_deferred, bucket_moves, merge_range
+from medlda._kernels.light.moves import apply_deferred, apply_dense_moves, bucket_moves, merge_range
 from medlda._kernels.records import Counts
 from medlda._kernels.rng import block_docs
 from medlda._kernels.threads import on_threads

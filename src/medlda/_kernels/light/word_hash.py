@@ -294,7 +294,8 @@ def to_dense(word_meta, slots, n_wk):
 
 def compact_and_build(word_meta: np.ndarray, slots: np.ndarray, spill: int, n_k: np.ndarray, beta: float,
                       vbeta: float, word_table: np.ndarray, inv_frozen: np.ndarray,
-                      spare: np.ndarray | None = None, bounds: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                      spare: np.ndarray | None = None,
+                      bounds: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Freeze the counts, lay the hash out afresh and build the word proposal (docs/mathematics.md §4, word
     part): q_v(k) = (n_kv + beta) / (n_k + V beta) split into a sparse per-word part
     n_kv / (n_k + V beta) over the word's non-zero topics and one dense part beta / (n_k + V beta)
