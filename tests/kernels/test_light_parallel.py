@@ -137,3 +137,23 @@ def test_phi_draw_is_the_same_on_any_number_of_threads():
         runs.append(out)
     for one, three in zip(*runs):
         assert np.array_equal(one, three)
+
+
+def test_rounds_cover_each_chunk_once_with_equal_tokens():
+    """The parallel collapsed sweep's rounds split each chunk of stream blocks into consecutive
+    document ranges that cover it (empty documents at its ends too), each with about 1/ROUNDS of
+    its tokens."""
+    from medlda._kernels.light.sweeps import ROUNDS, round_docs
+
+    lengths = np.random.default_rng(4).poisson(30, 3 * DOCS_PER_STREAM + 40)
+    lengths[[0, DOCS_PER_STREAM - 1, DOCS_PER_STREAM, lengths.size - 1]] = 0
+    doc_ptr = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    chunks = np.array([0, 1, 4], np.int64)
+    rounds = round_docs(chunks, doc_ptr)
+    assert rounds.shape == (2, ROUNDS + 1)
+    assert np.array_equal(rounds[:, 0], [0, DOCS_PER_STREAM])
+    assert np.array_equal(rounds[:, -1], [DOCS_PER_STREAM, lengths.size])
+    assert np.all(np.diff(rounds, axis=1) >= 0)
+    tokens = np.diff(doc_ptr[rounds], axis=1)
+    share = tokens.sum(axis=1, keepdims=True) / ROUNDS
+    assert np.all(np.abs(tokens - share) <= lengths.max())

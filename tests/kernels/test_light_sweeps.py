@@ -15,7 +15,7 @@ from light_problem import collapsed_sweeps, exact_sweeps, problem
 from numba import njit
 
 from medlda._kernels.alias import draw_alias
-from medlda._kernels.light.collapsed import collapsed_blocks
+from medlda._kernels.light.collapsed import collapsed_docs
 from medlda._kernels.light.exact import exact_blocks
 from medlda._kernels.light.exp_table import enter_doc, exp_scratch, exp_table, sweep_scratch
 from medlda._kernels.light.moves import apply_dense_moves
@@ -44,7 +44,7 @@ def plain():
     plain_names = {"enter_doc": enter_plain, "sweep_scratch": scratch_plain}
     return types.SimpleNamespace(
         exp_table=exp_plain,
-        collapsed=njit(fastmath=False)(_with_globals(collapsed_blocks.py_func, **plain_names)),
+        collapsed=njit(fastmath=False)(_with_globals(collapsed_docs.py_func, **plain_names)),
         exact=njit(fastmath=False)(_with_globals(exact_blocks.py_func, **plain_names)))
 
 
@@ -71,7 +71,7 @@ def test_collapsed_sweep_draws_the_same_without_fastmath(plain, mode, n_mh, n_ta
     fast = collapsed_sweeps(sweeps_for(PROPOSAL_MODES[mode], task_kind(n_tasks), n_mh).collapsed, p.copy(), 3)
 
     def sweep(tokens, counts, prior, words, supervision, streams, log):
-        plain.collapsed(0, streams.size, tokens, counts, prior, words, supervision, PROPOSAL_MODES[mode],
+        plain.collapsed(0, tokens.doc_ptr.size - 1, tokens, counts, prior, words, supervision, PROPOSAL_MODES[mode],
                         task_kind(n_tasks), n_mh, streams, log, 0, False, int(np.diff(tokens.doc_ptr).max()))
 
     exact = collapsed_sweeps(sweep, p.copy(), 3)
@@ -146,7 +146,7 @@ def test_specialised_sweeps_load_from_the_disk_cache_in_a_fresh_process():
             "collapsed_sweeps(k.collapsed, problem(1), 1)\n"
             "exact_sweeps(k.exact, problem(1), 1)\n"
             "print(json.dumps({name: [sum(f.stats.cache_hits.values()), sum(f.stats.cache_misses.values())]"
-            " for name, f in (('collapsed', k.collapsed_blocks), ('exact', k.exact_blocks))}))\n")
+            " for name, f in (('collapsed', k.collapsed_docs), ('exact', k.exact_blocks))}))\n")
     for _ in range(2):  # the first process may compile them (a new cache); the second must not
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr

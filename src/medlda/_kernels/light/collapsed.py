@@ -45,7 +45,7 @@ from medlda._kernels.light.word_hash import (
     topic_view,
 )
 from medlda._kernels.prefetch import prefetch
-from medlda._kernels.rng import DOCS_PER_STREAM, block_docs
+from medlda._kernels.rng import DOCS_PER_STREAM
 
 R = 4  # a topic record's float64 fields, unsigned offsets (uint64 + int64 would give float64 in numba):
 R_N_K, R_INV_FROZEN, R_N_D, R_EXP_Q = np.uint64(0), np.uint64(1), np.uint64(2), np.uint64(3)
@@ -68,11 +68,11 @@ def _records(n_k, inv_frozen, exp_q):
 
 
 @njit(cache=True, fastmath=FAST)
-def collapsed_blocks(block_lo, block_hi, tokens, counts, prior, words, supervision, mode, tasks, n_mh, streams, log,
+def collapsed_docs(doc_lo, doc_hi, tokens, counts, prior, words, supervision, mode, tasks, n_mh, streams, log,
                      region, stale, max_length):
-    """The collapsed sweep over the documents of random-stream blocks [block_lo, block_hi) with
+    """The collapsed sweep over documents [doc_lo, doc_hi) with
     the hashed counts ``words`` (``WordHash``) and ``counts.n_k``; ``counts.n_wk`` is not read.
-    Each token that changes topic is logged in ``log`` at e = the block range's first token on;
+    Each token that changes topic is logged in ``log`` at e = the range's first token on;
     returns how many were logged. It writes its doc and exp proposal tables into word_table's
     scratch ``region`` (0, 1, ... for each thread; ``proposal_scratch`` entries each, after the
     word tables; ``max_length``: the corpus' longest document, which sizes each region). ``stale``
@@ -97,7 +97,7 @@ def collapsed_blocks(block_lo, block_hi, tokens, counts, prior, words, supervisi
     dense_lo = word_meta[last, SP_LO] + word_meta[last, SP_N]
     meta_f = word_meta.view(np.float64)
     table_topics = topic_view(word_table)
-    first_doc, last_doc, move_start = block_docs(block_lo, block_hi, doc_ptr)
+    first_doc, last_doc, move_start = doc_lo, doc_hi, doc_ptr[doc_lo]
     n_moved = move_start
     own_count = 1 if stale else 0  # a token's own count, in the hash's counts while it is sampled
     dense_per_topic = 0.0  # the word proposal's dense mass / K: its normalizer is scale_dense times this

@@ -35,7 +35,7 @@ def exact_blocks(block_lo, block_hi, tokens, counts, prior, phi, supervision, mo
     block_hi), given ``phi`` (``PhiTables``). Reads nothing another block writes (phi is fixed,
     n_kw and n_k do not enter (2b)), so blocks can run in any order or in parallel with identical
     results. It updates ``counts.n_dk`` and logs the tokens that changed topic in ``log`` as
-    ``collapsed.collapsed_blocks`` does (``moves.apply_dense_moves`` applies them to n_wk, n_k)."""
+    ``collapsed.collapsed_docs`` does (``moves.apply_dense_moves`` applies them to n_wk, n_k)."""
     mode, tasks, n_mh = fixed(mode), fixed(tasks), fixed(n_mh)  # constants of the code ``sweeps_for`` compiles
     word_ids, doc_ptr, z = tokens
     n_dk = counts.n_dk
@@ -82,7 +82,7 @@ def exact_blocks(block_lo, block_hi, tokens, counts, prior, phi, supervision, mo
                 c_doc = word_mass[v] * inv_doc
                 c_exp = word_mass[v] if n_tasks > 0 else 0.0
                 mix_s = c_doc * a_s + f_s + c_exp * exp_q[s]
-            digits = 0.0  # all proposals first, as in ``collapsed.collapsed_blocks``
+            digits = 0.0  # all proposals first, as in ``collapsed.collapsed_docs``
             for step in range(n_mh):
                 state, digits, kind = proposal_kind(state, digits, mode, step, n_kinds)
                 if kind == DOC:
