@@ -13,9 +13,9 @@ import numpy as np
 
 from medlda._kernels.alias import build_alias_rows
 from medlda._kernels.dirichlet import draw_phi_tables
+from medlda._kernels.light.compaction import compact_and_build
 from medlda._kernels.light.proposals import proposal_scratch
 from medlda._kernels.light.word_hash import (
-    compact_and_build,
     dense_rows,
     hash_from_dense,
     new_word_meta,

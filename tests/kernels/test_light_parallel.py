@@ -6,9 +6,9 @@ they give on one."""
 import numpy as np
 
 from medlda._kernels.dirichlet import draw_phi_tables
+from medlda._kernels.light.compaction import compact_and_build
 from medlda._kernels.light.moves import apply_deferred, bucket_moves, merge_range, word_ranges
 from medlda._kernels.light.word_hash import (
-    compact_and_build,
     hash_from_dense,
     new_word_meta,
     new_word_table,

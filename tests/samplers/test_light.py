@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from exact import FALSE_ALARM, all_states, chi_square_pvalue
 from scipy import stats
 from scipy.special import gammaln
 
 import medlda
-from exact import FALSE_ALARM, all_states, chi_square_pvalue
 from medlda.engine.state import ChainState
 from medlda.samplers import ExactGibbs, Light
 
@@ -236,6 +236,7 @@ def test_word_hash_blocks_grow_by_relocation_and_stay_exact():
     insertion past half full moves the block to the spill area, twice the size. Every topic stays
     findable with its count, the spill stays within spill_bound, and a compaction lays the word
     out afresh in a block sized for its 42 topics, with room for ROOM more in every word's block."""
+    from medlda._kernels.light.compaction import compact_and_build
     from medlda._kernels.light.word_hash import (
         BASE,
         CUR,
@@ -244,7 +245,6 @@ def test_word_hash_blocks_grow_by_relocation_and_stay_exact():
         USED,
         block_cap,
         cap_for,
-        compact_and_build,
         find_slot,
         hash_from_dense,
         insert_topic,
@@ -298,8 +298,8 @@ def test_word_hash_slots_are_int16_only_where_every_count_and_topic_fits():
     """hash_from_dense picks int16 slots while the largest word total is <= 32767 and K <= 32768,
     else int32; either way the counts round-trip exactly, through a compaction as well (an int16
     slot would wrap a count of 40,000 to a negative one)."""
+    from medlda._kernels.light.compaction import compact_and_build
     from medlda._kernels.light.word_hash import (
-        compact_and_build,
         hash_from_dense,
         new_word_meta,
         new_word_table,
@@ -329,11 +329,11 @@ def test_compaction_lays_out_into_the_spare_slots_when_they_fit():
     sampler passes the one from the compaction before, so its huge pages stay mapped) when that
     has room and the slots' dtype, else into a new NumPy array; either way the layout and tables are the same, and the
     empty slots hold zero counts whatever the spare held."""
+    from medlda._kernels.light.compaction import compact_and_build
     from medlda._kernels.light.word_hash import (
         SP_LO,
         SP_N,
         TABLE_STRIDE,
-        compact_and_build,
         hash_from_dense,
         new_word_meta,
         new_word_table,
@@ -372,6 +372,7 @@ def test_word_proposal_tables_draw_their_frozen_q(wide):
     (float32 probabilities, up to NARROW_TOPICS topics) and in the 16-byte ones of more topics."""
     from numba import njit
 
+    from medlda._kernels.light.compaction import compact_and_build
     from medlda._kernels.light.word_hash import (
         FRAC,
         NARROW_TOPICS,
@@ -379,7 +380,6 @@ def test_word_proposal_tables_draw_their_frozen_q(wide):
         SCALE_SPARSE,
         SP_LO,
         SP_N,
-        compact_and_build,
         draw_word,
         hash_from_dense,
         new_word_meta,

@@ -11,12 +11,12 @@ from medlda._kernels.alias import build_alias_rows
 from medlda._kernels.counts import fill_doc_topic
 from medlda._kernels.dirichlet import draw_phi_tables
 from medlda._kernels.eta import coordinate_eta_sweeps
+from medlda._kernels.light.compaction import compact_and_build
 from medlda._kernels.light.moves import word_ranges
 from medlda._kernels.light.proposals import PROPOSAL_MODES, proposal_scratch, task_kind
 from medlda._kernels.light.sweeps import sweeps_for
 from medlda._kernels.light.word_hash import (
     TABLE_STRIDE,
-    compact_and_build,
     dense_rows,
     hash_from_dense,
     new_slots,

@@ -1,7 +1,7 @@
 """The collapsed light sweep (docs/mathematics.md §4, §4a): the papers' sampler, over the per-word hashed counts.
 
 Target per token: (n_dk^- + alpha_k) (n_kw^- + beta) / (n_k^- + Vbeta) exp(G_d(k)), with the
-current counts. The word proposal is frozen at sweep start (``word_hash.compact_and_build``), the
+current counts. The word proposal is frozen at sweep start (``compaction.compact_and_build``), the
 exp table comes from the m_dt at document entry, and both stored values enter the ratio: a small
 bias, since the proposals depend on stale counts. O(n_mh) per token plus O(K * T) per document.
 """

@@ -40,7 +40,7 @@ class Sweeps:
         ``WordHash``, ``Supervision``, the random streams, ``MoveLog`` scratch); z, the hashed
         counts, n_k and the streams updated in place. ``counts.n_wk`` is neither read nor written
         (the hash holds n_kw), and ``counts.n_dk`` only with tasks. The word proposal is the
-        table ``compact_and_build`` made at sweep start; its q is read back from the frozen
+        table ``compaction.compact_and_build`` made at sweep start; its q is read back from the frozen
         counts: q_v(k) proportional to (frozen n_kv + beta) * inv_frozen[k]."""
         self.collapsed_docs(0, tokens.doc_ptr.size - 1, tokens, counts, prior, words, supervision, streams, log, 0, False,
                               _longest(tokens.doc_ptr))

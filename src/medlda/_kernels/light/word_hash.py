@@ -25,9 +25,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
-from medlda._kernels.alias import build_alias, build_alias_head
 from medlda._kernels.rng import next_uniform
-from medlda._kernels.threads import on_threads
 
 KEY, CUR, FROZEN = 0, 1, 2
 EMPTY = -1
@@ -38,7 +36,7 @@ NARROW_TOPICS = np.iinfo(np.int16).max  # the most topics whose entries take 8 b
 
 
 def new_word_table(n_entries: int, n_topics: int) -> np.ndarray:
-    """Room for ``n_entries`` proposal alias entries (``compact_and_build``): 8 bytes each (a
+    """Room for ``n_entries`` proposal alias entries (``compaction.compact_and_build``): 8 bytes each (a
     float32 probability, two int16 topics; eight to a cache line) for up to ``NARROW_TOPICS``
     topics, else 16 (float64, two int32). The narrow entries halve the tables that a word's draws
     read at random. A float32 probability shifts what a draw returns by at most 2^-25 / n of an
@@ -131,7 +129,7 @@ def find_slot(slots, base, mask, k):
 
 
 @njit(cache=True, inline="always")
-def _place(slots, base, mask, k, cur, frozen):
+def place_topic(slots, base, mask, k, cur, frozen):
     """Put topic k, absent from the block at ``base``, at its free slot with the given counts;
     returns the slot."""
     j = -find_slot(slots, base, mask, k) - 1
@@ -167,7 +165,7 @@ def _relocate(word_meta, slots, top, v, k):
     for j in range(old_base, old_base + old_cap):
         key = slots[3 * j]
         if key != EMPTY:
-            _place(slots, base, mask, key, slots[3 * j + CUR], slots[3 * j + FROZEN])
+            place_topic(slots, base, mask, key, slots[3 * j + CUR], slots[3 * j + FROZEN])
     word_meta[v, BASE] = base
     word_meta[v, MASK] = mask
     return -find_slot(slots, base, mask, k) - 1
@@ -219,7 +217,7 @@ def blocks_size(nnz):
 
 
 @njit(cache=True, inline="always")
-def _new_block(word_meta, slots, v, n, top):
+def new_block(word_meta, slots, v, n, top):
     """Word v's compact block for its n topics laid out at slot ``top`` (``block_cap``), emptied
     (``_clear``), with BASE, MASK and USED set; the words are laid out in order, so the compact
     region is the prefix sums of their blocks. Returns (base, mask, top after the block)."""
@@ -254,7 +252,7 @@ def dense_rows(n_wk):
 def _load_dense(n_wk, nnz, word_meta, slots):
     """Lay the hash out in ``slots`` (``blocks_size(nnz)`` slots or more) and fill it from dense
     counts; returns top. A word's non-zero topics are gathered without a branch (as in
-    ``_compact_into``), then placed."""
+    the compaction), then placed."""
     n_words, n_topics = n_wk.shape
     top = 0
     topics = np.empty(n_topics + 1, np.int64)  # + 1: the gather writes one past the last kept
@@ -263,10 +261,10 @@ def _load_dense(n_wk, nnz, word_meta, slots):
         for k in range(n_topics):
             topics[n] = k
             n += n_wk[v, k] > 0
-        base, mask, top = _new_block(word_meta, slots, v, n, top)
+        base, mask, top = new_block(word_meta, slots, v, n, top)
         for e in range(n):
             k = topics[e]
-            _place(slots, base, mask, k, n_wk[v, k], n_wk[v, k])
+            place_topic(slots, base, mask, k, n_wk[v, k], n_wk[v, k])
     return np.full(1, top, np.int64)
 
 
@@ -292,134 +290,6 @@ def to_dense(word_meta, slots, n_wk):
                 n_wk[v, slots[3 * j]] = slots[3 * j + CUR]
 
 
-def compact_and_build(word_meta: np.ndarray, slots: np.ndarray, spill: int, n_k: np.ndarray, beta: float,
-                      vbeta: float, word_table: np.ndarray, inv_frozen: np.ndarray,
-                      spare: np.ndarray | None = None,
-                      bounds: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Freeze the counts, lay the hash out afresh and build the word proposal (docs/mathematics.md §4, word
-    part): q_v(k) = (n_kv + beta) / (n_k + V beta) split into a sparse per-word part
-    n_kv / (n_k + V beta) over the word's non-zero topics and one dense part beta / (n_k + V beta)
-    shared by all words. Returns the new (slots, top).
-
-    Zero-count slots are dropped and frozen = current. The new layout goes into ``spare`` (the
-    slots of the compaction before, reused so its huge pages stay mapped) when it has room for it
-    and ``spill`` slots more, else into a new array of the same dtype. ``word_table`` (``new_word_table``) holds
-    alias entries of 8 or 16 bytes (prob, topic, alias) side by side, so one draw reads one cache
-    line: word v's sparse entries from SP_LO on (SP_N of them; in all at most one per token),
-    then the K entries of the dense part. O(slots + K): grows with non-zero counts, not V*K.
-    ``bounds`` (P + 1,): word ranges laid out on P threads, each from where the ranges before
-    it end (counted first, in parallel); the layout is the same as on one thread.
-    """
-    n_slots = compact_bound(word_meta, spill)
-    if spare is None or spare.dtype != slots.dtype or spare.size < 3 * n_slots:
-        spare = new_slots(n_slots + n_slots // 4, slots.dtype)  # room to grow before the next allocation
-    dense_mass, prob, idx = _dense_part(n_k, beta, vbeta, inv_frozen)
-    if bounds is None or bounds.size <= 2:
-        top, pos = _compact_words(word_meta, slots, spare, 0, word_meta.shape[0], 0, 0, inv_frozen, word_table,
-                                  dense_mass)
-    else:
-        sizes = np.array(on_threads(_count_words, [(word_meta, slots, int(bounds[r]), int(bounds[r + 1]))
-                                                   for r in range(bounds.size - 1)]), np.int64).reshape(-1, 2)
-        firsts = np.vstack([np.zeros((1, 2), np.int64), np.cumsum(sizes, axis=0)])
-        on_threads(_compact_words, [(word_meta, slots, spare, int(bounds[r]), int(bounds[r + 1]), int(firsts[r, 0]),
-                                     int(firsts[r, 1]), inv_frozen, word_table, dense_mass)
-                                    for r in range(bounds.size - 1)])
-        top, pos = firsts[-1]
-    _put_dense(word_table, int(pos), prob, idx)
-    return spare, np.full(1, top, np.int64)
-
-
-def compact_bound(word_meta: np.ndarray, spill: int) -> int:
-    """Slots a compaction may lay out, spill room included: blocks sized by the words' used
-    slots (USED: their non-zero topics and those whose count fell to zero since the last one)."""
-    return int(blocks_size(word_meta[:, USED])) + spill
-
-
-@njit(cache=True)
-def _dense_part(n_k, beta, vbeta, inv_frozen):
-    """inv_frozen = 1 / (n_k + V beta) and the alias table of the word proposal's dense part
-    beta * inv_frozen: (its mass, prob, alias index)."""
-    n_topics = n_k.size
-    for k in range(n_topics):
-        inv_frozen[k] = 1.0 / (n_k[k] + vbeta)
-    weights = np.empty(n_topics)
-    for k in range(n_topics):
-        weights[k] = beta * inv_frozen[k]
-    prob, idx, q = np.empty(n_topics), np.empty(n_topics, np.int64), np.empty(n_topics)
-    dense_mass = build_alias(weights, prob, idx, q, np.empty(n_topics, np.int64), np.empty(n_topics, np.int64))
-    return dense_mass, prob, idx
-
-
-@njit(cache=True)
-def _put_dense(word_table, pos, prob, idx):
-    """The dense part's entries from entry ``pos`` on, after every word's sparse ones."""
-    topics = np.arange(prob.size)
-    _put_entries(word_table, topic_view(word_table), pos, prob.size, prob, topics, idx)
-
-
-@njit(cache=True, nogil=True)
-def _count_words(word_meta, slots, lo, hi):
-    """(slots, proposal entries) that words [lo, hi) take in a compaction: their compact blocks
-    and one entry per non-zero topic."""
-    n_slots = 0
-    n_entries = 0
-    for v in range(lo, hi):
-        base = word_meta[v, BASE]
-        n = 0
-        for j in range(base, base + word_meta[v, MASK] + 1):
-            n += slots[3 * j + CUR] > 0  # (empty slots hold zero counts)
-        n_slots += block_cap(n)
-        n_entries += n
-    return n_slots, n_entries
-
-
-@njit(cache=True, nogil=True)
-def _compact_words(word_meta, slots, fresh, lo, hi, top, pos, inv_frozen, word_table, dense_mass):
-    """``compact_and_build``'s work for words [lo, hi), laid out from slot ``top`` and table entry
-    ``pos`` on, in one pass: each word's non-zero topics gathered from its old block, its new block
-    laid out, cleared and filled, its table and its row's proposal fields set; returns (top, pos)
-    after them."""
-    n_topics = inv_frozen.size
-    meta_f = word_meta.view(np.float64)
-    table_topics = topic_view(word_table)
-    weights = np.empty(n_topics)
-    q = np.empty(n_topics)
-    prob = np.empty(n_topics)
-    small = np.empty(n_topics, np.int64)
-    large = np.empty(n_topics, np.int64)
-    idx = np.empty(n_topics, np.int64)
-    topics = np.empty(n_topics + 1, np.int64)  # + 1: the gather below writes one past the last kept
-    counts = np.empty(n_topics + 1, np.int64)
-    for v in range(lo, hi):
-        old_base = word_meta[v, BASE]
-        n = 0
-        for j in range(old_base, old_base + word_meta[v, MASK] + 1):  # gathered without a branch
-            c = slots[3 * j + CUR]  # (empty slots hold zero counts)
-            topics[n] = slots[3 * j]
-            counts[n] = c
-            n += c > 0
-        base, mask, top = _new_block(word_meta, fresh, v, n, top)
-        for e in range(n):
-            k = topics[e]
-            _place(fresh, base, mask, k, counts[e], counts[e])
-            weights[e] = counts[e] * inv_frozen[k]
-        word_meta[v, SP_LO] = pos
-        word_meta[v, SP_N] = n
-        sparse_mass = 0.0
-        if n > 0:
-            sparse_mass = build_alias_head(weights, prob, idx, q, small, large, n)
-            _put_entries(word_table, table_topics, pos, n, prob, topics, idx)
-        pos += n
-        frac = sparse_mass / (sparse_mass + dense_mass)
-        meta_f[v, FRAC] = frac
-        meta_f[v, SCALE_SPARSE] = n / frac if frac > 0.0 else 0.0
-        # where beta is so small that frac rounds to 1, the dense part is never drawn, but its
-        # scale still gives the word's normaliser (sparse + dense mass) to the mixture's ratio
-        meta_f[v, SCALE_DENSE] = (n_topics / (1.0 - frac) if frac < 1.0
-                                  else n_topics * (sparse_mass + dense_mass) / dense_mass)
-    return top, pos
-
-
 @njit(cache=True, inline="always")
 def put_entry(word_table, table_topics, e, prob, topic, alias_topic):
     """Entry e of ``word_table``: drawn, it gives ``topic`` when the fraction of the uniform is
@@ -432,7 +302,7 @@ def put_entry(word_table, table_topics, e, prob, topic, alias_topic):
 
 
 @njit(cache=True, inline="always")
-def _put_entries(word_table, table_topics, pos, n, prob, topics, idx):
+def put_entries(word_table, table_topics, pos, n, prob, topics, idx):
     """Alias entries of one table over ``topics`` into word_table from entry pos on."""
     for e in range(n):
         put_entry(word_table, table_topics, pos + e, prob[e], topics[e], topics[idx[e]])
