@@ -279,9 +279,9 @@ def ratios(rows: list[dict]) -> list[dict]:
 
 def thread_ratios(rows: list[dict]) -> list[dict]:
     """Each ``local-N`` run against ``local``, and each ``ray-N`` against ``ray-1`` (same corpus and
-    K): speed-up (seconds per iteration of one thread or worker over N), CPU seconds per iteration of N over one, peak memory of N over one, and
-    the final log joint of N over one (above 1: the threaded chain is behind after as many
-    iterations)."""
+    K): speed-up (seconds per iteration of one thread or worker over N), CPU seconds per iteration
+    of N over one, peak memory of N over one, and the final log joint of N over one (above 1: the
+    parallel chain is behind after as many iterations)."""
     measured = {(r["config"]["n_docs"], r["config"]["n_topics"], r["config"]["mode"], r["metric"]): r
                 for r in rows if r["metric"] != "environment" and "mode" in r["config"]}
     out = []

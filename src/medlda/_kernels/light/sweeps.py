@@ -5,9 +5,9 @@ collapsed one (``exact.exact_blocks``); each has a threaded form that splits the
 blocks across threads. They take the records of ``medlda._kernels.records``.
 
 Each sampler compiles one kernel, over a range of documents or of stream blocks
-(``Sweeps.collapsed_docs``, ``Sweeps.exact_blocks``), that the serial sweep runs over all and the threaded one on
-each thread's range (Python threads: the kernels release the GIL); so the large sweep body is
-compiled once for both, and no parallel (parfor) compilation is needed.
+(``Sweeps.collapsed_docs``, ``Sweeps.exact_blocks``), that the serial sweep runs over all and the
+threaded one on each thread's range (Python threads: the kernels release the GIL); so the large
+sweep body is compiled once for both, and no parallel (parfor) compilation is needed.
 """
 
 import functools
@@ -40,10 +40,10 @@ class Sweeps:
         ``WordHash``, ``Supervision``, the random streams, ``MoveLog`` scratch); z, the hashed
         counts, n_k and the streams updated in place. ``counts.n_wk`` is neither read nor written
         (the hash holds n_kw), and ``counts.n_dk`` only with tasks. The word proposal is the
-        table ``compaction.compact_and_build`` made at sweep start; its q is read back from the frozen
-        counts: q_v(k) proportional to (frozen n_kv + beta) * inv_frozen[k]."""
-        self.collapsed_docs(0, tokens.doc_ptr.size - 1, tokens, counts, prior, words, supervision, streams, log, 0, False,
-                              _longest(tokens.doc_ptr))
+        table ``compaction.compact_and_build`` made at sweep start; its q is read back from the
+        frozen counts: q_v(k) proportional to (frozen n_kv + beta) * inv_frozen[k]."""
+        self.collapsed_docs(0, tokens.doc_ptr.size - 1, tokens, counts, prior, words, supervision, streams, log, 0,
+                            False, _longest(tokens.doc_ptr))
 
     def collapsed_parallel(self, chunks, range_of_word, tokens, counts, prior, words, supervision, streams,
                            log) -> None:
