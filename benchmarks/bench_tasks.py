@@ -181,13 +181,15 @@ def hotel_runs(out: RowWriter, args) -> None:
     baseline = {"part": "hotel", "model": "tfidf-ridge"}
     out.write(baseline, "r2", float(r2_score(y_test, ridge.predict(tfidf.transform(test.to_sparse())))), "")
     out.write(baseline, "train_r2", float(r2_score(y, ridge.predict(tfidf.transform(train.to_sparse())))), "")
-    for k, sampler, seed in [(k, s, seed) for k in args.hotel_ks for s in args.samplers for seed in args.seeds]:
+    grid = [(k, s, seed, setting) for k in args.hotel_ks for s in args.samplers for seed in args.seeds
+            for setting in _settings(args)]
+    for k, sampler, seed, setting in grid:
         model = MedLDARegressor(k, sampler=sampler, loss=args.regression_loss, max_iter=args.hotel_iters,
-                                random_state=seed).fit(train, y)
+                                random_state=seed, **setting).fit(train, y)
         tic = time.perf_counter()
         pred = model.predict(test)
         seconds = time.perf_counter() - tic
-        config = {"part": "hotel", "sampler": sampler, "loss": args.regression_loss, "n_topics": k}
+        config = {"part": "hotel", "sampler": sampler, "loss": args.regression_loss, "n_topics": k, **setting}
         scores = {"r2": r2_score(y_test, pred), "train_r2": model.train_score_,
                   "train_r2_inferred": r2_score(y, model.predict(train)), "c_": model.c_}
         _fit_rows(out, config, model, seconds, scores, seed)
@@ -326,7 +328,7 @@ def main() -> None:
                    help="20 Newsgroups preprocessing: headers (the papers': the header block dropped but its "
                         "Subject) or all (the library's default: quotes and signatures dropped too)")
     p.add_argument("--settings", default="{}",
-                   help="validation, hotel-validation, news, r52, r8, synthetic: ';'-separated JSON objects of "
+                   help="validation, hotel, hotel-validation, news, r52, r8, synthetic: ';'-separated JSON objects of "
                         "estimator arguments, each a configuration")
     p.add_argument("--trace", action="store_true",
                    help="news, r52, r8, synthetic: also each fit's training accuracy after every iteration")

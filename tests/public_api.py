@@ -25,8 +25,8 @@ PUBLIC = [
     "medlda.exceptions.LimitError",
 ]
 
-# public methods that the model-file reader and writer call, not users: numpydoc sections, no Examples
-HOOKS = {"rebuild_one_vs_rest", "restore_vectorizer"}
+# public methods that the model-file reader and the composite models call, not users: numpydoc sections, no Examples
+HOOKS = {"rebuild_one_vs_rest", "rebuild_chains", "release_fit_state", "restore_vectorizer"}
 
 
 def resolve(path: str) -> Any:

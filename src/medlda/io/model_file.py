@@ -249,6 +249,7 @@ def _rebuild(path: Path, meta: dict, arrays: dict):
     if meta["estimator"] == "MedLDAClassifier":
         labels = schema.classes(where, arrays["classes"], meta["multilabel"])
     n_sets = labels.size if labels is not None and meta.get("ovr") else 1  # one-vs-rest: C topic sets stacked
+    n_sets *= getattr(model, "n_chains", 1)  # several chains: their topic sets stacked
     K = model.n_components * n_sets
     counts = schema.topic_word_counts(where, arrays["topic_word_counts"], K)
     model.topic_word_counts_ = counts
@@ -274,6 +275,8 @@ def _rebuild(path: Path, meta: dict, arrays: dict):
         if model.c_ == "auto":
             raise where.fail("inconsistent model file: a MedLDARegressor with c 'auto' needs c_ (the c it used)")
         model.train_score_ = meta["train_score"]
+    if getattr(model, "n_chains", 1) > 1:
+        model.rebuild_chains()
     return model
 
 

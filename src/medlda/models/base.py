@@ -24,6 +24,7 @@ from medlda.engine.progress import ProgressBar, bar_layout
 from medlda.engine.ray import ray_backend
 from medlda.engine.warmup import warm_up
 from medlda.io.model_file import register_estimator, save_model
+from medlda.models.chains import chain_topics, check_chains
 from medlda.models.labels import effective_jobs
 from medlda.models.params import Param, params_doc, validate
 from medlda.models.signature import FormerName, current_names, make_init
@@ -127,6 +128,9 @@ class TopicModel(TopicWords, BaseEstimator):
         """Check every declared parameter and how the fit runs; build the sampler."""
         validate(self, self.parameters)
         check_run_params(self)
+        check_chains(self)
+        self.__dict__.pop("chains_", None)
+        self.__dict__.pop("estimators_", None)
         self._sampler = self._make_sampler()
 
     def _make_sampler(self, n_tasks: int = 0):
@@ -310,8 +314,18 @@ class TopicModel(TopicWords, BaseEstimator):
                 bar.close()
         return counts, corpus.doc_lengths
 
+    def release_fit_state(self) -> None:
+        """Drop what only the fit needed (the sampler's tables, the training input): a sub-model kept
+        by a composite holds its topics and eta only."""
+        self.__dict__.pop("_sampler", None)
+        self.__dict__.pop("_fit_input", None)
+
     def _zbar(self, X) -> np.ndarray:
-        """Inferred normalized topic counts; an empty document gets the prior mean alpha / sum(alpha)."""
+        """Inferred normalized topic counts; an empty document gets the prior mean alpha / sum(alpha);
+        several chains, or one-vs-rest: each sub-model's, side by side (the documents aligned once, here)."""
+        subs = getattr(self, "chains_", None) or getattr(self, "estimators_", None)
+        if subs:
+            return chain_topics(subs, self._input_corpus(X), getattr(self, "n_jobs", None))
         counts, lengths = self._doc_topic_counts(X)
         zbar = counts / np.maximum(lengths, 1)[:, None]
         if self.optimize_alpha:

@@ -18,20 +18,20 @@ from medlda.evaluation.calibration import calibration_size, fit_proba_scale, log
 from medlda.evaluation.metrics import subset_accuracy
 from medlda.losses import LOSSES, make_loss
 from medlda.models.base import TopicModel
+from medlda.models.chains import ChainAverage
 from medlda.models.decisions import ClassDecisions
 from medlda.models.inputs import check_sample_weight, class_doc_weight, fit_corpus, poor_score_tags
-from medlda.models.labels import codes_from_omega, label_indicator, warn_uncarried_labels
+from medlda.models.labels import codes_from_omega, label_indicator, labels_of, warn_uncarried_labels
 from medlda.models.ovr import OneVsRest, fit_ovr, ovr_seeds
 from medlda.models.params import ETA, INFERENCE, PRIOR, RUN, SAMPLING, declared
 from medlda.models.texts import remember_words
 
-# what a one-vs-rest binary model does not inherit from its parent: it runs in one process, keeps no
-# checkpoints, and takes its documents' weights (class weights included) as they are
+# what a one-vs-rest binary model does not inherit: one process, no checkpoints, its documents' weights as given
 _BINARY_RUN = {"strategy": "multitask", "n_jobs": 1, "verbose": 0, "class_weight": None, "checkpoint_every": 0,
                "checkpoint_path": None, "resume": False, "backend": "local"}
 
 
-class MedLDAClassifier(ClassifierMixin, TransformerMixin, ClassDecisions, TopicModel):
+class MedLDAClassifier(ClassifierMixin, TransformerMixin, ClassDecisions, ChainAverage, TopicModel):
     """Supervised topic model whose topics are learned jointly with a classifier.
 
     Gibbs MedLDA (hinge loss, a max-margin classifier) or gSLDA (logistic loss, with
@@ -59,6 +59,8 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, ClassDecisions, TopicM
         Accuracy (multi-label: subset accuracy) on the training documents at the last iteration.
     estimators_ : list of MedLDAClassifier
         With ``strategy="ovr"`` and more than two classes: the binary models.
+    chains_ : list of MedLDAClassifier
+        With ``n_chains`` > 1: the chains, whose topics are stacked and whose discriminants average.
     topic_word_counts_, topic_word_, components_, alpha_, n_features_in_, vocabulary_, \
 vectorizer_, sampler_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
         As in ``LDA`` (one-vs-rest: the binary models' topics stacked, n_classes * n_components
@@ -83,7 +85,7 @@ vectorizer_, sampler_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
     """
 
     parameters = declared((*PRIOR, "c", "margin", "sigma2", "positive_cost", "class_weight", "loss", "strategy",
-                           "n_jobs", *SAMPLING, *ETA, *INFERENCE, *RUN))
+                           "n_jobs", "n_chains", *SAMPLING, *ETA, *INFERENCE, *RUN))
 
     def __sklearn_tags__(self):
         return poor_score_tags(super().__sklearn_tags__())
@@ -128,9 +130,11 @@ vectorizer_, sampler_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
         if self.multilabel_:
             warn_uncarried_labels(self.classes_, indicator)
         self._resolve_loss(indicator.shape[1])
-        self.__dict__.pop("estimators_", None)
         if self.strategy == "ovr" and indicator.shape[1] > 1:
             self._fit_one_vs_rest(corpus, indicator, weight)
+        elif self.n_chains > 1:
+            self._fit_chains(corpus, labels_of(self.classes_, indicator, self.multilabel_), weight)
+            self.train_accuracy_ = float(np.mean([m.train_accuracy_ for m in self.chains_]))
         else:
             self._fit_tasks(corpus, indicator, np.random.default_rng(self.random_state), weight)
         self._fit_proba_scale(corpus, indicator)
@@ -242,10 +246,6 @@ vectorizer_, sampler_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
         >>> clf.transform(corpus[:1]).round(2)
         array([[0.54, 0.02, 0.04, 0.04, 0.35]])
         """
-        if getattr(self, "estimators_", None):
-            check_is_fitted(self, "eta_samples_")
-            corpus = self._input_corpus(X)  # aligned once here, not in each binary model
-            return OneVsRest.topics_of(self.estimators_, corpus, self.n_jobs)
         return self._zbar(X)
 
     def decision_function(self, X: Any) -> np.ndarray:

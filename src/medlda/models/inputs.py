@@ -10,9 +10,10 @@ import numpy as np
 from sklearn.utils.class_weight import compute_sample_weight
 
 from medlda.data.tokens import is_token_lists
+from medlda.limits import CELLS
 from medlda.models.base import TopicModel, as_corpus
 from medlda.models.labels import codes_from_omega
-from medlda.models.params import check_fit_size
+from medlda.samplers import resolve_sampler
 
 
 def poor_score_tags(tags):
@@ -80,3 +81,20 @@ def class_doc_weight(model: Any, sample_weight: np.ndarray | None, indicator: np
     if not np.any(by_class > 0):
         raise ValueError("class_weight gives every training document weight 0")
     return by_class if sample_weight is None else by_class * sample_weight
+
+
+def check_fit_size(model, n_docs: int, n_words: int, n_tasks: int = 0) -> None:
+    """Raise LimitError, before a fit allocates them, when an array the fit needs would hold more
+    cells than ``medlda.limits.CELLS`` allows: the topic-word counts (n_components x n_words), the
+    document-topic counts (n_docs x n_components) and, where eta is drawn exactly (sampler 'gibbs',
+    eta_draw='exact', the Ray backend), its statistics (tasks x n_components x n_components; one task
+    per one-vs-rest model). A large n_components is a valid integer that no machine can fit."""
+    name, k = type(model).__name__, int(model.n_components)
+    CELLS.check(k * int(n_words), f"{name} with n_components={k} on {int(n_words):,} words (topics x words)")
+    CELLS.check(int(n_docs) * k, f"{name} with n_components={k} on {int(n_docs):,} documents (documents x topics)")
+    exact = (resolve_sampler(model.sampler, k, n_tasks) == "gibbs" or getattr(model, "eta_draw", "auto") == "exact"
+             or getattr(model, "backend", "local") == "ray")
+    if n_tasks and exact:
+        tasks = 1 if getattr(model, "strategy", "multitask") == "ovr" else int(n_tasks)
+        CELLS.check(tasks * k * k, f"{name} with n_components={k} and {tasks} task{'s' * (tasks != 1)} "
+                                          "(the exact eta draw's tasks x topics x topics statistics)")

@@ -82,6 +82,14 @@ def warn_uncarried_labels(classes: np.ndarray, indicator: np.ndarray) -> None:
                       f"learn never to predict {'it' if never.size == 1 else 'them'}", UserWarning, stacklevel=3)
 
 
+def labels_of(classes: np.ndarray, indicator: np.ndarray, multilabel: bool):
+    """Labels y that ``label_indicator`` turns back into ``classes`` and ``indicator``: a sparse
+    indicator matrix for multi-label data, else one label per document."""
+    if multilabel:
+        return sp.csr_matrix(indicator.astype(np.int8))
+    return classes[indicator[:, 0].astype(np.int64)] if indicator.shape[1] == 1 else classes[indicator.argmax(1)]
+
+
 def codes_from_omega(omega: np.ndarray, multilabel: bool) -> np.ndarray:
     """Predictions from discriminants (D, T): 0/1 per task (multi-label, or one task), else argmax."""
     if multilabel:

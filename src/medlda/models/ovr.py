@@ -8,19 +8,16 @@ in the multi-task model.
 from __future__ import annotations
 
 import time
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
-from joblib import Parallel, delayed
 from sklearn.base import clone
-from threadpoolctl import threadpool_limits
 
 from medlda.data.corpus import Corpus
 from medlda.engine.ray import map_on_ray
+from medlda.models.chains import fit_in_parallel, releases_gil, spawn_seeds
 from medlda.models.labels import effective_jobs
-from medlda.samplers import resolve_sampler, sampler_class
 
 
 @dataclass
@@ -59,24 +56,10 @@ class OneVsRest:
             estimators.append(m)
         return cls(estimators, topic_word_counts, eta_samples)
 
-    @staticmethod
-    def topics_of(estimators: list, corpus: Corpus, n_jobs: int | None) -> np.ndarray:
-        """Each binary model's inferred zbar of ``corpus``, side by side (D, C*K); in parallel
-        when cores allow (on threads for CVB0 inference)."""
-        jobs = effective_jobs(n_jobs, len(estimators))
-        on_threads = all(m.inference == "cvb0" for m in estimators)  # CVB0's kernel releases the GIL
-        parts = Parallel(n_jobs=jobs, prefer="threads" if on_threads else None)(
-            delayed(_topics)(m, corpus) for m in estimators)
-        return np.concatenate(parts, axis=1)
-
-
-def _topics(model, corpus: Corpus) -> np.ndarray:
-    return model.transform(corpus)
-
 
 def ovr_seeds(random_state, n_tasks: int) -> list[int]:
     """The seed of each binary model, derived from the parent's (fresh entropy if None)."""
-    return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(random_state).spawn(n_tasks)]
+    return spawn_seeds(random_state, n_tasks)
 
 
 def fit_ovr(template, fit_binary: Callable, corpus: Corpus, indicator: np.ndarray, weight: np.ndarray | None,
@@ -94,13 +77,9 @@ def fit_ovr(template, fit_binary: Callable, corpus: Corpus, indicator: np.ndarra
         out = map_on_ray(ray_address, n_workers, fit_binary, corpus,
                          [(clone(template), indicator[:, t], seeds[t], weight) for t in range(n_tasks)])
     else:
-        on_threads = sampler_class(resolve_sampler(template.sampler, template.n_components, 1)).releases_gil
-        # each binary fit limits BLAS to one thread and restores the limit it found: held at one
-        # here, threads that enter and leave in any order leave it at one
-        with threadpool_limits(1, user_api="blas") if on_threads else nullcontext():
-            out = Parallel(n_jobs=jobs, prefer="threads" if on_threads else None)(
-                delayed(fit_binary)(clone(template), corpus, indicator[:, t], seeds[t], weight)
-                for t in range(n_tasks))
+        on_threads = releases_gil(template)
+        out = fit_in_parallel(template, fit_binary,
+                              [(corpus, indicator[:, t], seeds[t], weight) for t in range(n_tasks)], jobs)
     wall = time.perf_counter() - tic
     estimators = [m for m, _ in out]
     seconds = sum(m.fit_stats_["train_seconds"] for m in estimators)

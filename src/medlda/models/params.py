@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from medlda.engine.alpha import ALPHA_BURN_IN, ALPHA_EVERY
-from medlda.limits import CELLS, SWEEPS, Limit
+from medlda.limits import SWEEPS, Limit
 from medlda.losses import losses_for
-from medlda.samplers import BLOCK_SIMULATIONS, ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, REGISTRY, resolve_sampler
+from medlda.samplers import BLOCK_SIMULATIONS, ETA_DRAWS, LIGHT_VARIANTS, PROPOSAL_MODES, REGISTRY
 
 
 class Rule:
@@ -281,6 +281,12 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "threads with any sampler, with the same result on any number. One-vs-rest runs its C binary models in "
           "parallel instead (at most C at a time): on threads with the light sampler, else in processes.",
           "--n-jobs", "cores: light sampler threads, or one-vs-rest's parallel models (-1 all cores)"),
+    Param("n_chains", 1, _INT1, "int",
+          "Independent chains, from seeds spawned from random_state, whose predictions are averaged (posterior "
+          "predictive over chains): more accurate than one chain, n_chains times the training. Their topics are "
+          "stacked (n_chains * n_components; ``chains_``); they run n_jobs at a time (on threads with the light "
+          "sampler, else in processes). Local backend, multi-task strategy.", "--chains",
+          "independent chains whose predictions are averaged", "N"),
     Param("n_eta_avg", 5, _INT1, "int",
           "Predict with the average of the eta samples of the last n_eta_avg iterations."),
     Param("inference", "cvb0", Options(lambda: INFERENCE_METHODS), "str",
@@ -309,8 +315,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "int or None", "Seed; the same seed gives bitwise-identical results.", "--seed",
           "random seed, 0 or more (same seed, same model; default: none, another model each run)"),
     Param("verbose", 0, Custom(lambda v: isinstance(v, (bool, numbers.Integral)) and v >= 0, "an integer >= 0"),
-          "int",
-          "1 shows a progress bar (iteration, train accuracy, log likelihood, tokens/s) on stderr."),
+          "int", "1 shows a progress bar (iteration, train accuracy, log likelihood, tokens/s) on stderr."),
     Param("checkpoint_every", 0, _INT0, "int",
           "Write the whole sampler state to checkpoint_path every this many iterations (0: never), "
           "atomically; see resume.", "--checkpoint-every", "write a checkpoint every N iterations (0: never)",
@@ -381,20 +386,3 @@ def check_param(value, name: str, kind, low=None, low_open=False) -> None:
     """Raise ValueError unless value is of ``kind`` (numbers.Integral or numbers.Real) and at least
     ``low`` (above it if ``low_open``): for arguments of methods, not estimator parameters."""
     Param(name, None, Number(low, low_open, kind is numbers.Integral), "", "").check(value)
-
-
-def check_fit_size(model, n_docs: int, n_words: int, n_tasks: int = 0) -> None:
-    """Raise LimitError, before a fit allocates them, when an array the fit needs would hold more
-    cells than ``medlda.limits.CELLS`` allows: the topic-word counts (n_components x n_words), the
-    document-topic counts (n_docs x n_components) and, where eta is drawn exactly (sampler 'gibbs',
-    eta_draw='exact', the Ray backend), its statistics (tasks x n_components x n_components; one task
-    per one-vs-rest model). A large n_components is a valid integer that no machine can fit."""
-    name, k = type(model).__name__, int(model.n_components)
-    CELLS.check(k * int(n_words), f"{name} with n_components={k} on {int(n_words):,} words (topics x words)")
-    CELLS.check(int(n_docs) * k, f"{name} with n_components={k} on {int(n_docs):,} documents (documents x topics)")
-    exact = (resolve_sampler(model.sampler, k, n_tasks) == "gibbs" or getattr(model, "eta_draw", "auto") == "exact"
-             or getattr(model, "backend", "local") == "ray")
-    if n_tasks and exact:
-        tasks = 1 if getattr(model, "strategy", "multitask") == "ovr" else int(n_tasks)
-        CELLS.check(tasks * k * k, f"{name} with n_components={k} and {tasks} task{'s' * (tasks != 1)} "
-                                          "(the exact eta draw's tasks x topics x topics statistics)")

@@ -20,11 +20,12 @@ from medlda.engine.loop import Supervision
 from medlda.evaluation.metrics import r2
 from medlda.losses import make_loss, regression_c
 from medlda.models.base import TopicModel
+from medlda.models.chains import ChainAverage
 from medlda.models.inputs import check_sample_weight, fit_corpus, poor_score_tags
 from medlda.models.params import INFERENCE, PRIOR, REGRESSOR_PARAMS, RUN, SAMPLING, declared
 
 
-class MedLDARegressor(RegressorMixin, TransformerMixin, TopicModel):
+class MedLDARegressor(RegressorMixin, TransformerMixin, ChainAverage, TopicModel):
     """Supervised topic model whose topics are learned jointly with a linear model of a real response.
 
     MedLDA regression (epsilon-insensitive loss) or sLDA (squared loss) on the topic proportions
@@ -44,7 +45,9 @@ class MedLDARegressor(RegressorMixin, TransformerMixin, TopicModel):
     c_ : float
         The regularization constant in use (``c="auto"`` resolved from the mean document length).
     train_score_ : float
-        R^2 on the training documents at the last iteration.
+        R^2 on the training documents at the last iteration (several chains: their mean).
+    chains_ : list of MedLDARegressor
+        With ``n_chains`` > 1: the chains, whose topics are stacked and whose predictions average.
     topic_word_counts_, topic_word_, components_, alpha_, n_features_in_, vocabulary_, \
 vectorizer_, sampler_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
         As in ``LDA``.
@@ -65,7 +68,7 @@ vectorizer_, sampler_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
     """
 
     parameters = declared((*PRIOR, "c", "epsilon", "sigma2", "loss", *SAMPLING, "n_gibbs", "eta_draw", "n_jobs",
-                           "n_eta_avg", *INFERENCE, *RUN), REGRESSOR_PARAMS)
+                           "n_chains", "n_eta_avg", *INFERENCE, *RUN), REGRESSOR_PARAMS)
 
     def __sklearn_tags__(self):
         return poor_score_tags(super().__sklearn_tags__())
@@ -118,6 +121,10 @@ vectorizer_, sampler_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
         corpus, y, weight = fit_corpus(self, X, y, check_sample_weight(sample_weight, n_docs))
         self.y_mean_, self.y_scale_ = response_scale(y)
         self.c_ = regression_c(corpus.n_tokens / corpus.n_docs) if self.c == "auto" else float(self.c)
+        if self.n_chains > 1:
+            self._fit_chains(corpus, y, weight)
+            self.train_score_ = float(np.mean([m.train_score_ for m in self.chains_]))
+            return self
         loss = self._make_loss()
         loss.doc_weight = weight
         targets = loss.encode((y - self.y_mean_) / self.y_scale_)

@@ -72,6 +72,10 @@ class TopicWords:
         if subs:
             classes = getattr(self, "classes_")
             return np.array([f"{prefix}_{c}_{k}" for c in classes for k in range(self.n_components)], dtype=object)
+        chains = getattr(self, "chains_", None)
+        if chains:
+            return np.array([f"{prefix}_chain{s}_{k}" for s in range(len(chains)) for k in range(self.n_components)],
+                            dtype=object)
         return np.array([f"{prefix}{k}" for k in range(self.n_components)], dtype=object)
 
     def top_words(self, n: int = 10, vocabulary: object = None,

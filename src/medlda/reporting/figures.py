@@ -127,10 +127,11 @@ def scatter_by_label(fig: Any, a: Any, xy: np.ndarray, y: np.ndarray | None) -> 
 
 
 def trace_curves(model: Any) -> tuple[dict, list[str]]:
-    """The training traces of ``model`` by class (one-vs-rest; else one, under None) and the
+    """The training traces of ``model`` by class (one-vs-rest), by chain (n_chains > 1), else one under None; the
     measures they hold, in ``TRACE_METRICS``'s order."""
-    subs = getattr(model, "estimators_", None)
-    traces = {str(c): m.trace_ for c, m in zip(model.classes_, subs)} if subs else {None: model.trace_}
+    subs, chains = getattr(model, "estimators_", None), getattr(model, "chains_", None)
+    traces = ({str(c): m.trace_ for c, m in zip(model.classes_, subs)} if subs
+              else {f"chain {s}": m.trace_ for s, m in enumerate(chains)} if chains else {None: model.trace_})
     rows = [row for trace in traces.values() for row in trace]
     metrics = [m for m in TRACE_METRICS if any(m in row for row in rows)]
     if not metrics:

@@ -165,6 +165,8 @@ def model_summary(model, meta: dict | None = None, path=None) -> Summary:
                vocabulary=model.vocabulary_ is not None)
     if getattr(model, "estimators_", None):  # one-vs-rest: a topic set per class, stacked
         out["n_topic_sets"] = len(model.estimators_)
+    if getattr(model, "chains_", None):  # several chains: a topic set per chain, stacked
+        out["n_chains"] = len(model.chains_)
     if out["task"] != "unsupervised":
         out["loss"] = model.loss
     if hasattr(model, "classes_"):
@@ -205,6 +207,8 @@ def summary_lines(summary: dict) -> list[str]:
     lines = [f"model file: {s['model']}"] if "model" in s else []
     lines.append(f"estimator: {s['estimator']}, {TASKS_IN_WORDS.get(task, task)}{loss}")
     sets = f", one set per class ({s['n_topic_sets']} sets, trained apart)" if "n_topic_sets" in s else ""
+    if "n_chains" in s:
+        sets = f", one set per chain ({s['n_chains']} chains, trained apart; their predictions averaged)"
     lines.append(f"topics: {s['n_topics']}{sets}")
     lines.append(f"words: {s['n_words']:,} " + ("(the vocabulary is stored: new documents are matched to it word by word)"
                                                 if s["vocabulary"] else "(no vocabulary: new documents must be counts "

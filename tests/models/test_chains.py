@@ -1,0 +1,94 @@
+"""Several chains (``n_chains``): each chain is the single-chain fit of its spawned seed, the model
+averages their discriminants or predictions through its stacked topics and eta, files keep them,
+and the settings they do not support are refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from medlda import MedLDAClassifier, MedLDARegressor, load_model
+from medlda.models.chains import spawn_seeds
+
+FAST = dict(alpha_sum=1.0, sampler="light", n_infer_burn=10, n_infer_avg=5, max_iter=5, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def multiclass(multiclass_corpus):
+    corpus, _ = multiclass_corpus
+    y = np.array(["a", "b", "c"])[corpus.single_labels()]
+    return corpus.subset(np.arange(400)), y[:400], corpus.subset(np.arange(400, 500))
+
+
+@pytest.fixture(scope="module")
+def chains3(multiclass):
+    train, y, _ = multiclass
+    return MedLDAClassifier(4, c=1.0, margin=1.0, n_chains=3, n_jobs=1, **FAST).fit(train, y)
+
+
+def test_each_chain_is_the_fit_of_its_spawned_seed(multiclass, chains3):
+    train, y, test = multiclass
+    seeds = spawn_seeds(0, 3)
+    for chain, seed in zip(chains3.chains_, seeds):
+        alone = MedLDAClassifier(4, c=1.0, margin=1.0, **{**FAST, "random_state": seed}).fit(train, y)
+        assert np.array_equal(chain.topic_word_counts_, alone.topic_word_counts_)
+        assert np.array_equal(chain.eta_samples_, alone.eta_samples_)
+    # the chains differ: they are independent, not copies of one
+    assert not np.array_equal(chains3.chains_[0].topic_word_counts_, chains3.chains_[1].topic_word_counts_)
+
+
+def test_the_model_averages_its_chains(multiclass, chains3):
+    _, _, test = multiclass
+    mean = np.mean([m.decision_function(test) for m in chains3.chains_], axis=0)
+    assert np.allclose(chains3.decision_function(test), mean, rtol=0, atol=1e-9)
+    assert np.array_equal(chains3.predict(test), chains3.classes_[mean.argmax(1)])
+    assert chains3.topic_word_counts_.shape[0] == 12 and chains3.eta_.shape == (3, 12)
+    zbar = chains3.transform(test)
+    assert zbar.shape == (100, 12) and np.allclose(zbar.reshape(100, 3, 4).sum(2), 1.0)
+    assert len(chains3.get_feature_names_out()) == 12
+    contributions = chains3.decision_contributions(test, "a")
+    assert np.allclose(contributions.sum(1), chains3.decision_function(test)[:, 0])
+    assert chains3.summary()["n_chains"] == 3
+
+
+def test_chains_in_parallel_match_one_at_a_time(multiclass, chains3):
+    train, y, test = multiclass
+    parallel = clone(chains3).set_params(n_jobs=2).fit(train, y)
+    assert np.array_equal(parallel.topic_word_counts_, chains3.topic_word_counts_)
+    assert np.array_equal(parallel.predict(test), chains3.predict(test))
+    assert parallel.fit_stats_["pool"] == "threads" and parallel.fit_stats_["n_chains"] == 3
+
+
+def test_a_refit_with_one_chain_drops_the_chains(multiclass):
+    train, y, test = multiclass
+    model = MedLDAClassifier(4, c=1.0, margin=1.0, n_chains=2, **FAST).fit(train, y)
+    model.set_params(n_chains=1).fit(train, y)
+    assert not hasattr(model, "chains_") and model.transform(test).shape == (100, 4)
+
+
+def test_model_files_keep_the_chains(multiclass, chains3, tmp_path):
+    _, _, test = multiclass
+    chains3.save(tmp_path / "m.npz")
+    loaded = load_model(tmp_path / "m.npz")
+    assert len(loaded.chains_) == 3
+    assert np.array_equal(loaded.decision_function(test), chains3.decision_function(test))
+
+
+def test_regressor_averages_its_chains(regression_corpus, tmp_path):
+    corpus, truth = regression_corpus
+    train, test = corpus.subset(np.arange(200)), corpus.subset(np.arange(200, 300))
+    model = MedLDARegressor(5, n_chains=2, **FAST).fit(train, truth.y[:200])
+    mean = np.mean([m.predict(test) for m in model.chains_], axis=0)
+    assert np.allclose(model.predict(test), mean, rtol=0, atol=1e-9)
+    assert model.train_score_ == pytest.approx(np.mean([m.train_score_ for m in model.chains_]))
+    model.save(tmp_path / "r.npz")
+    assert np.array_equal(load_model(tmp_path / "r.npz").predict(test), model.predict(test))
+
+
+@pytest.mark.parametrize("setting, named", [({"strategy": "ovr"}, "strategy"), ({"backend": "ray"}, "backend"),
+                                            ({"checkpoint_every": 2, "checkpoint_path": "c.npz"}, "checkpoint")])
+def test_unsupported_settings_are_refused(multiclass, setting, named):
+    train, y, _ = multiclass
+    with pytest.raises(ValueError, match=named):
+        MedLDAClassifier(4, n_chains=2, **FAST, **setting).fit(train, y)
