@@ -22,6 +22,7 @@ with its own vectorizer.
 
     python benchmarks/topic_quality.py                        # preprocessings, symmetric prior
     python benchmarks/topic_quality.py --models lda,medlda --preprocessings all --priors symmetric,optimized
+    python benchmarks/topic_quality.py --tasks binary --preprocessings all --sigma2 100 --chains 4  # eta prior, chains
     python benchmarks/topic_quality.py --tasks binary --ks 5 --iters 2 --seeds 0   # smoke
 """
 
@@ -79,19 +80,24 @@ def eta_share(eta: np.ndarray, shares: np.ndarray) -> float:
 
 
 def fit_rows(out: RowWriter, config: dict, model, test, y_test, seed: int) -> None:
-    """The rows of one fitted model on the test documents."""
-    shares = topic_shares(model.topic_word_counts_)
+    """The rows of one fitted model on the test documents; a model of several chains: the shares
+    within each chain's topics (the largest over the chains), the NPMI of all their topics."""
+    chains = getattr(model, "chains_", None) or [model]
+    shares = np.concatenate([topic_shares(m.topic_word_counts_) for m in chains])
+    per_chain = shares.reshape(len(chains), -1)
     npmi = model.coherence(test, "npmi")
     out.write(config, "npmi_weighted", weighted_npmi(npmi, shares), "", seed=seed)
     out.write(config, "npmi_mean", float(np.nanmean(npmi)), "", seed=seed)
-    out.write(config, "largest_share", float(shares.max()), "", seed=seed)
-    out.write(config, "two_largest_share", float(np.sort(shares)[-2:].sum()), "", seed=seed)
+    out.write(config, "largest_share", float(per_chain.max()), "", seed=seed)
+    out.write(config, "two_largest_share", float(np.sort(per_chain, axis=1)[:, -2:].sum(axis=1).max()), "",
+              seed=seed)
     out.write(config, "alpha_max_share", float(model.alpha_.max() / model.alpha_.sum()), "", seed=seed,
               alpha_sum=float(model.alpha_.sum()))
     out.write(config, "train_seconds", model.fit_stats_["train_seconds"], "s", seed=seed, n_iter=model.max_iter)
     if y_test is not None:
         out.write(config, "accuracy", float(np.mean(model.predict(test) == y_test)), "", seed=seed)
-        out.write(config, "largest_eta_share", eta_share(model.eta_, shares), "", seed=seed)
+        out.write(config, "largest_eta_share", max(eta_share(m.eta_, topic_shares(m.topic_word_counts_))
+                                                   for m in chains), "", seed=seed)
 
 
 def svm_row(out: RowWriter, config: dict, train, y, test, y_test) -> None:
@@ -127,8 +133,10 @@ def runs(out: RowWriter, args) -> None:
                             if kind == "lda":
                                 fit_rows(out, config, LDA(k, **common).fit(train), test, None, seed)
                             else:
-                                model = MedLDAClassifier(k, **inference, **common).fit(train, y)
-                                fit_rows(out, config, model, test, y_test, seed)
+                                model = MedLDAClassifier(k, sigma2=args.sigma2, n_chains=args.chains, **inference,
+                                                         **common).fit(train, y)
+                                fit_rows(out, {**config, "sigma2": args.sigma2, "n_chains": args.chains}, model,
+                                         test, y_test, seed)
 
 
 def summary(rows: list[dict]) -> list[dict]:
@@ -205,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sampler", default="light")
     p.add_argument("--inference", choices=INFERENCE_METHODS, default=None,
                    help="MedLDA's inference for prediction (default: the estimator's)")
+    p.add_argument("--sigma2", type=float, default=1.0, help="MedLDA's prior variance of eta (its default: 1)")
+    p.add_argument("--chains", type=int, default=1, help="MedLDA's n_chains (its default: 1)")
     p.add_argument("--max-df", type=float, default=0.2, help="all-maxdf: the largest document fraction kept")
     add_out_argument(p)
     args = p.parse_args(argv)

@@ -61,6 +61,19 @@ def test_train_save_then_topics_and_predict(capsys, tmp_path, bow_files):
     assert code != 0 and "--n-jobs" in err
 
 
+def test_chains_from_the_command_line_reach_the_model_file(capsys, tmp_path, bow_files):
+    train, test = bow_files
+    model = tmp_path / "model.npz"
+    code, out, err = run(capsys, "train", "--train", train, "--test", test, "--out", model, "--chains", "2",
+                         "--json", *FAST)
+    assert code == 0, err
+    assert json.loads(out)["accuracy"] > 0.85
+    loaded = load_model(model)
+    assert loaded.n_chains == 2 and len(loaded.chains_) == 2 and loaded.topic_word_counts_.shape[0] == 10
+    code, out, _ = run(capsys, "info", "--model", model)
+    assert code == 0 and "2 chains" in out
+
+
 def test_class_weight_from_the_command_line(capsys, tmp_path, bow_files):
     train, _ = bow_files
     model = tmp_path / "model.npz"
