@@ -73,6 +73,8 @@ def test_model_files_keep_the_chains(multiclass, chains3, tmp_path):
     loaded = load_model(tmp_path / "m.npz")
     assert len(loaded.chains_) == 3
     assert np.array_equal(loaded.decision_function(test), chains3.decision_function(test))
+    for read, fitted in zip(loaded.chains_, chains3.chains_):  # each chain predicts on its own too
+        assert np.array_equal(read.predict(test), fitted.predict(test))
 
 
 def test_regressor_averages_its_chains(regression_corpus, tmp_path):

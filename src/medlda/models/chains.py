@@ -138,6 +138,11 @@ def _transform(model, corpus) -> np.ndarray:
     return model.transform(corpus)
 
 
+# what every chain of a model read from a file shares with it (a file keeps no chain's own)
+_SHARED = ("n_features_in_", "vocabulary_", "n_iter_", "sampler_", "classes_", "multilabel_", "c_", "margin_",
+           "positive_cost_", "y_mean_", "y_scale_")
+
+
 class ChainAverage:
     """What the supervised estimators share for ``n_chains`` > 1: the chains' fit and stacked view."""
 
@@ -164,7 +169,8 @@ class ChainAverage:
         chains = unstack(chain_template(self), self.topic_word_counts_, self.eta_samples_, self.alpha_,
                          spawn_seeds(self.random_state, self.n_chains))
         for m in chains:
-            m.n_features_in_, m.vocabulary_, m.n_iter_, m.sampler_ = (self.n_features_in_, self.vocabulary_,
-                                                                      self.n_iter_, self.sampler_)
+            for name in _SHARED:
+                if hasattr(self, name):
+                    setattr(m, name, getattr(self, name))
             m.fit_stats_, m.trace_, m.log_joint_ = {}, [], None
         self._take_chains(chains)
