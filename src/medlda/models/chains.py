@@ -62,13 +62,18 @@ def fit_in_parallel(template, fit_one: Callable, calls: Sequence[tuple], n_jobs:
             delayed(fit_one)(clone(template), *call) for call in calls)
 
 
-def chain_template(model):
-    """An unfitted single chain of ``model``: its parameters, its cores shared among the chains
-    that run at once, the documents' weights (class weights included) taken as given."""
+def chains_at_once(model) -> tuple[int, int]:
+    """(chains that run at once, threads of each): ``n_jobs`` cores shared among the chains."""
     cores = effective_jobs(getattr(model, "n_jobs", None), os.cpu_count() or 1)
     at_once = max(1, min(model.n_chains, cores))
+    return at_once, max(1, cores // at_once)
+
+
+def chain_template(model):
+    """An unfitted single chain of ``model``: its parameters, its share of the cores, the
+    documents' weights (class weights included) taken as given."""
     weights = {"class_weight": None} if "class_weight" in model.parameters else {}
-    return clone(model).set_params(n_jobs=max(1, cores // at_once), **CHAIN_RUN, **weights)
+    return clone(model).set_params(n_jobs=chains_at_once(model)[1], **CHAIN_RUN, **weights)
 
 
 def _fit_chain(chain, corpus, y, weight, seed: int):
@@ -84,8 +89,7 @@ def fit_chains(model, corpus, y, weight: np.ndarray | None) -> tuple[list, dict]
     statistics."""
     seeds = spawn_seeds(model.random_state, model.n_chains)
     template = chain_template(model)
-    cores = effective_jobs(getattr(model, "n_jobs", None), os.cpu_count() or 1)
-    jobs = max(1, min(len(seeds), cores))
+    jobs = chains_at_once(model)[0]
     tic = time.perf_counter()
     chains = fit_in_parallel(template, _fit_chain, [(corpus, y, weight, seed) for seed in seeds], jobs)
     seconds = sum(m.fit_stats_["train_seconds"] for m in chains)

@@ -171,8 +171,7 @@ vectorizer_, sampler_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
     def _take_one_vs_rest(self, fitted: OneVsRest) -> None:
         """The binary models and their stacked view: topics (C*K, V), block-diagonal eta samples."""
         self.estimators_ = fitted.estimators
-        self.topic_word_counts_ = fitted.topic_word_counts
-        self.eta_samples_ = fitted.eta_samples
+        self.topic_word_counts_, self.eta_samples_ = fitted.topic_word_counts, fitted.eta_samples
         self._phi_cache = None
 
     def _binary_template(self) -> MedLDAClassifier:
@@ -200,7 +199,8 @@ vectorizer_, sampler_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
             return
         tic = time.perf_counter()
         docs = np.arange(corpus.n_docs)
-        n = calibration_size(corpus.n_docs, len(getattr(self, "estimators_", None) or [self]))
+        n = calibration_size(corpus.n_docs, len(getattr(self, "estimators_", None) or getattr(self, "chains_", None)
+                                                or [self]))
         if n < corpus.n_docs:
             docs = np.sort(np.random.default_rng(self.random_state).choice(docs, n, replace=False))
         omega = self.decision_function(corpus.subset(docs))
