@@ -200,6 +200,18 @@ def test_label_parallel_one_vs_rest_equals_local_one_vs_rest(ray):
 
 
 @pytest.mark.slow
+def test_chains_on_ray_equal_local_chains(ray):
+    corpus, _ = make_supervised_corpus(600, 6, words_per_topic=10, doc_length=40, random_state=4)
+    y = np.arange(corpus.n_docs) % 3
+    kw = dict(n_chains=3, max_iter=5, sampler="light", random_state=0, n_jobs=1)
+    local = MedLDAClassifier(3, **kw).fit(corpus, y)
+    on_ray = MedLDAClassifier(3, backend="ray", **kw).fit(corpus, y)
+    assert len(on_ray.chains_) == 3 and on_ray.fit_stats_["backend"] == "ray"
+    np.testing.assert_array_equal(on_ray.topic_word_counts_, local.topic_word_counts_)
+    np.testing.assert_array_equal(on_ray.eta_samples_, local.eta_samples_)
+
+
+@pytest.mark.slow
 def test_each_shard_gets_its_documents_weights(ray, data):
     """Sample weights travel with the shards: a ramp of weights against its mirror image gives
     another chain, and weight 2 everywhere is c doubled, draw for draw."""

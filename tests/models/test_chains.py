@@ -88,7 +88,7 @@ def test_regressor_averages_its_chains(regression_corpus, tmp_path):
     assert np.array_equal(load_model(tmp_path / "r.npz").predict(test), model.predict(test))
 
 
-@pytest.mark.parametrize("setting, named", [({"strategy": "ovr"}, "strategy"), ({"backend": "ray"}, "backend"),
+@pytest.mark.parametrize("setting, named", [({"strategy": "ovr"}, "strategy"),
                                             ({"checkpoint_every": 2, "checkpoint_path": "c.npz"}, "checkpoint")])
 def test_unsupported_settings_are_refused(multiclass, setting, named):
     train, y, _ = multiclass

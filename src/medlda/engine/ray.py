@@ -288,8 +288,8 @@ def ray_backend(word_ids: np.ndarray, doc_ptr: np.ndarray, n_words: int, n_topic
 
 def map_on_ray(address: str | None, n_workers: int, fn, corpus, per_task: list[tuple]) -> list:
     """``[fn(*args[:1], corpus, *args[1:]) for args in per_task]`` as Ray tasks, one CPU each: the
-    label-parallel (LP) scheme for one-vs-rest, each class's binary model trained on one worker.
-    The corpus is put in the object store once."""
+    label-parallel (LP) scheme for one-vs-rest, each class's binary model trained on one worker,
+    and independent chains, each on one worker. The corpus is put in the object store once."""
     ray = import_ray()
     started = connect(ray, address, n_workers)
     try:
@@ -304,7 +304,7 @@ def map_on_ray(address: str | None, n_workers: int, fn, corpus, per_task: list[t
                 for other in refs:
                     ray.cancel(other, force=True)
                 first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                raise WorkerLostError(f"the Ray task training task {t}'s binary model failed "
+                raise WorkerLostError(f"the Ray task training model {t} (a class's or a chain's) failed "
                                       f"({type(exc).__name__}: {first}); training stopped") from exc
         return out
     finally:

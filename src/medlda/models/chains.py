@@ -20,6 +20,7 @@ from joblib import Parallel, delayed
 from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
+from medlda.engine.ray import map_on_ray
 from medlda.models.labels import effective_jobs
 from medlda.models.texts import remember_words
 from medlda.samplers import resolve_sampler, sampler_class
@@ -39,8 +40,6 @@ def check_chains(model) -> None:
         return
     if getattr(model, "strategy", "multitask") == "ovr":
         raise ValueError("n_chains > 1 needs strategy='multitask' (one-vs-rest already fits a model per class)")
-    if model.backend != "local":
-        raise ValueError("n_chains > 1 needs backend='local'")
     if model.checkpoint_every or model.resume:
         raise ValueError("n_chains > 1 keeps no checkpoints: set checkpoint_every=0 and resume=False")
 
@@ -76,7 +75,7 @@ def chain_template(model):
     return clone(model).set_params(n_jobs=chains_at_once(model)[1], **CHAIN_RUN, **weights)
 
 
-def _fit_chain(chain, corpus, y, weight, seed: int):
+def _fit_chain(chain, corpus, y, weight, seed: int):  # a Ray task's function too: its arguments pickle
     """Fit one chain from ``seed``; drop what only its fit needed."""
     chain.set_params(random_state=seed).fit(corpus, y, sample_weight=weight)
     chain.release_fit_state()
@@ -88,13 +87,18 @@ def fit_chains(model, corpus, y, weight: np.ndarray | None) -> tuple[list, dict]
     responses ``y`` and document weights ``weight``, n_jobs at a time; return them and the fit
     statistics."""
     seeds = spawn_seeds(model.random_state, model.n_chains)
-    template = chain_template(model)
-    jobs = chains_at_once(model)[0]
     tic = time.perf_counter()
-    chains = fit_in_parallel(template, _fit_chain, [(corpus, y, weight, seed) for seed in seeds], jobs)
+    if model.backend == "ray":  # chain-parallel: one Ray task, one CPU, per chain
+        template = chain_template(model).set_params(backend="local", n_jobs=1)
+        chains = map_on_ray(model.ray_address, model.n_workers, _fit_chain, corpus,
+                            [(clone(template), y, weight, seed) for seed in seeds])
+        pool = {"backend": "ray", "n_workers": model.n_workers}
+    else:
+        template, jobs = chain_template(model), chains_at_once(model)[0]
+        chains = fit_in_parallel(template, _fit_chain, [(corpus, y, weight, seed) for seed in seeds], jobs)
+        pool = {"backend": "local", "n_jobs": jobs, "pool": "threads" if releases_gil(template) else "processes"}
     seconds = sum(m.fit_stats_["train_seconds"] for m in chains)
-    stats = {"train_seconds": seconds, "wall_seconds": time.perf_counter() - tic, "n_chains": len(chains),
-             "n_jobs": jobs, "pool": "threads" if releases_gil(template) else "processes",
+    stats = {"train_seconds": seconds, "wall_seconds": time.perf_counter() - tic, "n_chains": len(chains), **pool,
              "compile_seconds": max(m.fit_stats_["compile_seconds"] for m in chains),
              "n_tokens": corpus.n_tokens, "n_docs": corpus.n_docs,
              "tokens_per_second": corpus.n_tokens * model.max_iter * len(chains) / max(seconds, 1e-12)}

@@ -285,7 +285,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "Independent chains, from seeds spawned from random_state, whose predictions are averaged (posterior "
           "predictive over chains): more accurate than one chain, n_chains times the training. Their topics are "
           "stacked (n_chains * n_components; ``chains_``); they run n_jobs at a time (on threads with the light "
-          "sampler, else in processes). Local backend, multi-task strategy.", "--chains",
+          "sampler, else in processes; with backend='ray', one Ray task each). Multi-task strategy.", "--chains",
           "independent chains whose predictions are averaged", "N"),
     Param("n_eta_avg", 5, _INT1, "int",
           "Predict with the average of the eta samples of the last n_eta_avg iterations."),
