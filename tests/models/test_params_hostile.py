@@ -81,6 +81,7 @@ def test_sweeps_are_bounded_by_the_limit_and_its_variable(name, monkeypatch):
     (medlda.MedLDARegressor, dict(n_components=10 ** 6, sampler="gibbs"), r"the exact eta draw's tasks x topics x topics"),
     (medlda.MedLDAClassifier, dict(n_components=10 ** 6, sampler="light", eta_draw="exact"), r"the exact eta draw"),
     (medlda.MedLDAClassifier, dict(n_components=10 ** 9, sampler="light"), r"topics x words"),
+    (medlda.MedLDARegressor, dict(n_components=10, n_chains=10 ** 9, sampler="light"), r"topics x words"),
 ])
 def test_huge_topic_counts_are_refused_before_allocating(estimator, params, what):
     """The 7 TiB of --topics 1000000 (the eta draw's K x K statistics) and the other arrays are

@@ -85,12 +85,15 @@ def class_doc_weight(model: Any, sample_weight: np.ndarray | None, indicator: np
 
 def check_fit_size(model, n_docs: int, n_words: int, n_tasks: int = 0) -> None:
     """Raise LimitError, before a fit allocates them, when an array the fit needs would hold more
-    cells than ``medlda.limits.CELLS`` allows: the topic-word counts (n_components x n_words), the
-    document-topic counts (n_docs x n_components) and, where eta is drawn exactly (sampler 'gibbs',
+    cells than ``medlda.limits.CELLS`` allows: the topic-word counts (n_chains x n_components x
+    n_words), the document-topic counts (n_docs x n_components) and, where eta is drawn exactly (sampler 'gibbs',
     eta_draw='exact', the Ray backend), its statistics (tasks x n_components x n_components; one task
     per one-vs-rest model). A large n_components is a valid integer that no machine can fit."""
     name, k = type(model).__name__, int(model.n_components)
-    CELLS.check(k * int(n_words), f"{name} with n_components={k} on {int(n_words):,} words (topics x words)")
+    chains = int(getattr(model, "n_chains", 1))  # several chains: their topics stacked
+    of_chains = f" and n_chains={chains}" if chains > 1 else ""
+    CELLS.check(chains * k * int(n_words), f"{name} with n_components={k}{of_chains} on {int(n_words):,} words "
+                                           "(topics x words)")
     CELLS.check(int(n_docs) * k, f"{name} with n_components={k} on {int(n_docs):,} documents (documents x topics)")
     exact = (resolve_sampler(model.sampler, k, n_tasks) == "gibbs" or getattr(model, "eta_draw", "auto") == "exact"
              or getattr(model, "backend", "local") == "ray")
