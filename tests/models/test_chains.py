@@ -4,11 +4,14 @@ and the settings they do not support are refused."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from sklearn.base import clone
 
 from medlda import MedLDAClassifier, MedLDARegressor, load_model
+from medlda.exceptions import ModelFileError
 from medlda.models.chains import spawn_seeds
 
 FAST = dict(alpha_sum=1.0, sampler="light", n_infer_burn=10, n_infer_avg=5, max_iter=5, random_state=0)
@@ -75,6 +78,26 @@ def test_model_files_keep_the_chains(multiclass, chains3, tmp_path):
     assert np.array_equal(loaded.decision_function(test), chains3.decision_function(test))
     for read, fitted in zip(loaded.chains_, chains3.chains_):  # each chain predicts on its own too
         assert np.array_equal(read.predict(test), fitted.predict(test))
+
+
+def _with_params(src, dst, **params):
+    """A copy of model file ``src`` whose metadata says other parameters."""
+    with np.load(src, allow_pickle=False) as archive:
+        arrays = {k: archive[k] for k in archive.files}
+    meta = json.loads(arrays["__metadata__"].tobytes())
+    meta["params"].update(params)
+    arrays["__metadata__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    np.savez(dst, **arrays)
+
+
+def test_files_whose_chains_do_not_match_their_topics_are_refused(chains3, tmp_path):
+    chains3.save(tmp_path / "m.npz")
+    _with_params(tmp_path / "m.npz", tmp_path / "more.npz", n_chains=4)  # 12 topics are not 4 chains of 4
+    with pytest.raises(ModelFileError, match="topic_word_counts should be of shape"):
+        load_model(tmp_path / "more.npz")
+    _with_params(tmp_path / "m.npz", tmp_path / "one.npz", n_chains=1)
+    with pytest.raises(ModelFileError, match="topic_word_counts should be of shape"):
+        load_model(tmp_path / "one.npz")
 
 
 def test_regressor_averages_its_chains(regression_corpus, tmp_path):

@@ -291,6 +291,8 @@ def _rebuild_classifier(where: Where, model, meta: dict, eta: np.ndarray, labels
     """Fitted state of a MedLDAClassifier; one-vs-rest sub-models are rebuilt from the stacked view."""
     multilabel = meta["multilabel"]
     T = labels.size if multilabel or labels.size > 2 else 1
+    if meta["ovr"] and model.n_chains > 1:
+        raise where.fail("inconsistent model file: one-vs-rest with several chains (n_chains)")
     if meta["ovr"] and (model.strategy != "ovr" or T != labels.size or len(meta["ovr_models"]) != labels.size):
         raise where.fail(f"inconsistent model file: one-vs-rest needs strategy 'ovr', more than two classes (or "
                          f"multi-label data) and one entry of ovr_models per class ({labels.size})")
