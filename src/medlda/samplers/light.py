@@ -26,7 +26,7 @@ from medlda._kernels.light.word_hash import (
     to_dense,
 )
 from medlda._kernels.records import AlphaTable, Counts, MoveLog, PhiTables, Supervision, Tokens, WordHash
-from medlda._kernels.rng import make_streams, on_stream_chunks, stream_chunks
+from medlda._kernels.rng import make_streams, stream_chunks
 from medlda.samplers.base import ETA_DRAWS, Sampler, WarmUp, register
 from medlda.samplers.eta import exact_eta, shift_eta
 from medlda.samplers.inference import gibbs_infer
@@ -226,9 +226,13 @@ class Light(Sampler):
                 phi = np.ascontiguousarray(phi_wk, dtype=np.float64)
                 build_alias_rows(phi, prob, alias, np.empty(phi.shape))
                 mass = phi.sum(axis=1)
-            on_stream_chunks(kernels.exact, kernels.exact_parallel, state.doc_ptr, self.n_jobs, tokens,
-                             Counts(state.n_dk, state.n_wk, state.n_k), prior, PhiTables(phi, prob, alias, mass),
-                             supervision, state.streams, log)
+            args = (tokens, Counts(state.n_dk, state.n_wk, state.n_k), prior, PhiTables(phi, prob, alias, mass),
+                    supervision, state.streams, log)
+            chunks = stream_chunks(state.doc_ptr, self.n_jobs)
+            if chunks.size > 2:
+                kernels.exact_parallel(chunks, self._word_ranges(cache, state, chunks.size - 1)[0], *args)
+            else:
+                kernels.exact(*args)
             return
         # the hash holds n_kw; LDA's sweep neither reads nor writes n_dk, with tasks it does
         lda = eta.shape[0] == 0

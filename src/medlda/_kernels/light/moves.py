@@ -114,6 +114,25 @@ def merge_range(r, move_starts, offsets, tokens, log, word_meta, slots, top, dn_
         n_deferred[c, r] = kept - lo
 
 
+@njit(cache=True, nogil=True)
+def merge_dense_range(r, move_starts, offsets, tokens, log, n_wk, dn_k):
+    """Apply the moves of word range r (as ``merge_range`` finds them) to the dense counts
+    ``n_wk`` (V, K), and their topic-count changes to ``dn_k`` (K,): only this range's rows of
+    n_wk are touched, so the ranges merge in parallel, and integer counts end the same in any order."""
+    word_ids, _, z = tokens
+    moved, moved_from = log
+    for c in range(move_starts.size):
+        for e in range(move_starts[c] + offsets[c, r], move_starts[c] + offsets[c, r + 1]):
+            i = moved[e]
+            v = word_ids[i]
+            old = moved_from[e]
+            new = z[i]
+            n_wk[v, old] -= 1
+            n_wk[v, new] += 1
+            dn_k[old] -= 1
+            dn_k[new] += 1
+
+
 @njit(cache=True)
 def apply_deferred(move_starts, offsets, n_deferred, tokens, log, word_meta, slots, top):
     """The increments ``merge_range`` deferred (``n_deferred`` (C, P)), range by range and chunk

@@ -19,7 +19,13 @@ from numba import njit
 
 from medlda._kernels.light.collapsed import collapsed_docs
 from medlda._kernels.light.exact import exact_blocks
-from medlda._kernels.light.moves import apply_deferred, apply_dense_moves, bucket_moves, merge_range
+from medlda._kernels.light.moves import (
+    apply_deferred,
+    apply_dense_moves,
+    bucket_moves,
+    merge_dense_range,
+    merge_range,
+)
 from medlda._kernels.records import Counts
 from medlda._kernels.rng import DOCS_PER_STREAM, block_docs
 from medlda._kernels.threads import on_threads
@@ -89,13 +95,26 @@ class Sweeps:
         n_logged = self.exact_blocks(0, streams.size, tokens, counts, prior, phi, supervision, streams, log)
         apply_dense_moves(tokens, log, 0, n_logged, counts)
 
-    def exact_parallel(self, chunks, tokens, counts, prior, phi, supervision, streams, log) -> None:
-        """``exact`` with the stream blocks split at ``chunks`` (C + 1,) across threads; the
-        result does not depend on C (documents are independent given phi)."""
-        jobs = [(int(chunks[c]), int(chunks[c + 1]), tokens, counts, prior, phi, supervision, streams, log)
-                for c in range(chunks.size - 1)]
-        n_logged = np.array(on_threads(self.exact_blocks, jobs), np.int64)
-        merge_dense_moves(chunks, tokens, log, n_logged, counts)
+    def exact_parallel(self, chunks, range_of_word, tokens, counts, prior, phi, supervision, streams, log) -> None:
+        """``exact`` with the stream blocks split at ``chunks`` (C + 1,) across threads, and the
+        moves merged into the dense counts by the same threads, each taking the words of one range
+        (``range_of_word``, as ``collapsed_parallel``); the result does not depend on C (documents
+        are independent given phi, and integer counts end the same in any order)."""
+        n_chunks = chunks.size - 1
+        offsets = np.zeros((n_chunks, n_chunks + 1), np.int64)
+
+        def sample(c):
+            lo, hi = int(chunks[c]), int(chunks[c + 1])
+            n = self.exact_blocks(lo, hi, tokens, counts, prior, phi, supervision, streams, log)
+            move_start = block_docs(lo, hi, tokens.doc_ptr)[2]
+            bucket_moves(tokens.word_ids, log, move_start, n, range_of_word, offsets[c])
+            return move_start
+
+        move_starts = np.array(on_threads(sample, [(c,) for c in range(n_chunks)]), np.int64)
+        dn_k = np.zeros((n_chunks, counts.n_k.size), np.int64)
+        on_threads(merge_dense_range, [(p, move_starts, offsets, tokens, log, counts.n_wk, dn_k[p])
+                                       for p in range(n_chunks)])
+        counts.n_k[:] += dn_k.sum(axis=0).astype(counts.n_k.dtype)
 
 
 def round_docs(chunks: np.ndarray, doc_ptr: np.ndarray) -> np.ndarray:
@@ -114,14 +133,6 @@ def round_docs(chunks: np.ndarray, doc_ptr: np.ndarray) -> np.ndarray:
 def _longest(doc_ptr: np.ndarray) -> int:
     """The most tokens of a document."""
     return int(np.diff(doc_ptr).max(initial=0))
-
-
-@njit(cache=True)
-def merge_dense_moves(chunks, tokens, log, n_logged, counts):
-    """Apply each chunk's logged moves, in chunk order, to the dense counts."""
-    for c in range(chunks.size - 1):
-        move_start = block_docs(chunks[c], chunks[c + 1], tokens.doc_ptr)[2]
-        apply_dense_moves(tokens, log, move_start, n_logged[c], counts)
 
 
 @functools.cache
