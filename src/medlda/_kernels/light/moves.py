@@ -17,13 +17,12 @@ from medlda._kernels.prefetch import prefetch
 AHEAD = 8  # moves between the prefetch of a word's row and its use; its hash line is fetched at half that
 
 
-@njit(cache=True)
-def apply_dense_moves(tokens, log, lo, n, counts):
-    """Apply the moves logged at lo, ..., lo + n - 1 to ``counts.n_wk`` and ``counts.n_k``."""
+@njit(cache=True, nogil=True)
+def _dense_moves(tokens, log, lo, hi, n_wk, n_k):
+    """Apply the moves logged at lo, ..., hi - 1 to the dense counts ``n_wk`` (V, K) and ``n_k``."""
     word_ids, _, z = tokens
     moved, moved_from = log
-    n_wk, n_k = counts.n_wk, counts.n_k
-    for e in range(lo, lo + n):
+    for e in range(lo, hi):
         i = moved[e]
         v = word_ids[i]
         old = moved_from[e]
@@ -32,6 +31,12 @@ def apply_dense_moves(tokens, log, lo, n, counts):
         n_wk[v, new] += 1
         n_k[old] -= 1
         n_k[new] += 1
+
+
+@njit(cache=True)
+def apply_dense_moves(tokens, log, lo, n, counts):
+    """Apply the moves logged at lo, ..., lo + n - 1 to ``counts.n_wk`` and ``counts.n_k``."""
+    _dense_moves(tokens, log, lo, lo + n, counts.n_wk, counts.n_k)
 
 
 def word_ranges(word_totals: np.ndarray, n_ranges: int) -> np.ndarray:
@@ -119,18 +124,8 @@ def merge_dense_range(r, move_starts, offsets, tokens, log, n_wk, dn_k):
     """Apply the moves of word range r (as ``merge_range`` finds them) to the dense counts
     ``n_wk`` (V, K), and their topic-count changes to ``dn_k`` (K,): only this range's rows of
     n_wk are touched, so the ranges merge in parallel, and integer counts end the same in any order."""
-    word_ids, _, z = tokens
-    moved, moved_from = log
     for c in range(move_starts.size):
-        for e in range(move_starts[c] + offsets[c, r], move_starts[c] + offsets[c, r + 1]):
-            i = moved[e]
-            v = word_ids[i]
-            old = moved_from[e]
-            new = z[i]
-            n_wk[v, old] -= 1
-            n_wk[v, new] += 1
-            dn_k[old] -= 1
-            dn_k[new] += 1
+        _dense_moves(tokens, log, move_starts[c] + offsets[c, r], move_starts[c] + offsets[c, r + 1], n_wk, dn_k)
 
 
 @njit(cache=True)
