@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from medlda.engine.aux import draw_aux
 from medlda.engine.checkpoint import CheckpointError, Snapshot
 from medlda.engine.loop import Supervision
 from medlda.engine.state import ChainArrays, ChainState
@@ -11,22 +12,25 @@ from medlda.samplers import Sampler
 
 
 class LocalBackend:
-    """Each iteration: the aux from omega, one sweep of ``sampler`` over ``state``, eta drawn by
-    the sampler (which returns omega for the eta it drew, so the next aux needs no zbar)."""
+    """Each iteration: the aux from omega (on ``n_jobs`` threads), one sweep of ``sampler`` over
+    ``state``, eta drawn by the sampler (which returns omega for the eta it drew, so the next aux
+    needs no zbar)."""
 
-    def __init__(self, state: ChainState, sampler: Sampler):
+    def __init__(self, state: ChainState, sampler: Sampler, n_jobs: int = 1):
         self.state = state
         self.sampler = sampler
+        self.n_jobs = n_jobs
         self.n_tokens = state.word_ids.size
         self.omega = None
 
     @classmethod
     def initialize(cls, word_ids: np.ndarray, doc_ptr: np.ndarray, n_words: int, n_topics: int,
                    alpha: np.ndarray, beta: float, sampler: Sampler, rng: np.random.Generator,
-                   snapshot: Snapshot | None = None) -> "LocalBackend":
+                   snapshot: Snapshot | None = None, n_jobs: int = 1) -> "LocalBackend":
         """A chain with uniformly random assignments drawn from ``rng``, then, given a
         checkpoint's ``snapshot``, its assignments, streams and the sampler's arrays."""
-        backend = cls(ChainState.initialize(word_ids, doc_ptr, n_words, n_topics, alpha, beta, rng), sampler)
+        backend = cls(ChainState.initialize(word_ids, doc_ptr, n_words, n_topics, alpha, beta, rng), sampler,
+                      n_jobs)
         if snapshot is not None:
             backend.restore(snapshot)
         return backend
@@ -55,8 +59,7 @@ class LocalBackend:
             n_docs, n_topics = state.n_dk.shape
             sampler.sweep(state, np.zeros((0, n_topics)), np.zeros((n_docs, 0)), np.zeros((n_docs, 0)), rng)
             return None
-        kappa, w = supervision.loss.draw_aux(self.omega, supervision.targets, rng)
-        kappa, w = np.ascontiguousarray(kappa), np.ascontiguousarray(w)
+        kappa, w = draw_aux(supervision.loss, self.omega, supervision.targets, rng, self.n_jobs)
         sampler.sweep(state, supervision.eta, kappa, w, rng)
         supervision.eta, self.omega = sampler.draw_eta(state, supervision.eta, kappa, w, supervision.nu, rng)
         return self.omega

@@ -142,8 +142,8 @@ class TopicModel(TopicWords, BaseEstimator):
                             block_simulation=getattr(self, "block_simulation", "nested"), phi_every=self.phi_every)
 
     def _sampler_threads(self) -> int:
-        """Threads of the light sampler: n_jobs as joblib reads it (None: 1, -1: every core); one
-        inside one-vs-rest, whose binary models already run in parallel."""
+        """Threads of a chain (light's sweeps, the aux draws): n_jobs as joblib reads it (None: 1,
+        -1: every core); one inside one-vs-rest, whose binary models already run in parallel."""
         if getattr(self, "strategy", "multitask") == "ovr":
             return 1
         return effective_jobs(getattr(self, "n_jobs", None), os.cpu_count() or 1)
@@ -200,7 +200,7 @@ class TopicModel(TopicWords, BaseEstimator):
                                        progress=checkpoints.resume(rng, supervision), **loop)
                         state = on_ray.chain()
                 else:
-                    backend = LocalBackend.initialize(*chain, rng, checkpoints.loaded)
+                    backend = LocalBackend.initialize(*chain, rng, checkpoints.loaded, self._sampler_threads())
                     result = train(backend, supervision, progress=checkpoints.resume(rng, supervision), **loop)
                     state = backend.chain()
         finally:
