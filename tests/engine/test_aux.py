@@ -83,3 +83,22 @@ def test_per_document_weights_follow_their_documents_into_the_blocks():
     kappa, w = draw_aux(loss, omega, (targets > 0).astype(float), np.random.default_rng(2), n_jobs=2)
     assert np.all(w[::7] == 0) and np.all(kappa[::7] == 0)
     assert np.all(w[1::7] > 0)
+
+
+def test_a_fit_with_several_aux_blocks_is_the_same_on_one_and_two_threads():
+    """Gibbs sweeps do not depend on n_jobs, so the aux draws are the only threaded part here."""
+    from scipy import sparse
+
+    import medlda
+
+    rng = np.random.default_rng(0)
+    n_docs, n_words = 2 * AUX_BLOCK_CELLS // 4 + 9, 30
+    y = rng.integers(0, 4, size=n_docs)
+    words = (y[:, None] * 7 + rng.integers(0, 12, size=(n_docs, 4))) % n_words
+    X = sparse.csr_matrix((np.ones(words.size), (np.repeat(np.arange(n_docs), 4), words.ravel())),
+                          shape=(n_docs, n_words))
+    assert aux_blocks(n_docs, 4).size > 2
+    fits = [medlda.MedLDAClassifier(3, sampler="gibbs", max_iter=2, n_jobs=n_jobs, random_state=0).fit(X, y)
+            for n_jobs in (1, 2)]
+    assert np.array_equal(fits[0].eta_, fits[1].eta_)
+    assert np.array_equal(fits[0].topic_word_counts_, fits[1].topic_word_counts_)
