@@ -1,12 +1,13 @@
 """The eta kernels: coordinate Gibbs leaves eta's Gaussian conditional invariant and converges to it;
-zbar's sparse topic columns read from the counts are the dense zbar's."""
+zbar's sparse topic columns read from the counts are the dense zbar's; the exact draw's sparse
+statistics are the dense products."""
 
 import numpy as np
 from scipy import stats
 
 from exact import FALSE_ALARM
 from medlda._kernels.eta import columns_omega, coordinate_eta_sweeps, dense_topic_columns, topic_columns_from_counts
-from medlda.samplers.eta import draw_eta_exact
+from medlda.samplers.eta import draw_eta_exact, eta_statistics
 
 
 def test_coordinate_gibbs_eta_leaves_gaussian_invariant_and_converges():
@@ -62,3 +63,21 @@ def test_topic_columns_from_counts_equal_dense_zbar_columns():
         assert a.dtype == b.dtype and np.array_equal(a, b)
     eta = rng.normal(size=(4, 9))
     assert np.allclose(columns_omega(*got, eta, 40), zbar @ eta.T, rtol=1e-12, atol=1e-12)
+
+
+def test_sparse_eta_statistics_equal_the_dense_products():
+    """Over each document's nonzero topics, with empty documents and unused topics: the dense
+    sum_d w_dt zbar_d zbar_d^T and sum_d kappa_dt zbar_d to rounding, symmetric exactly."""
+    rng = np.random.default_rng(5)
+    n_docs, n_topics, n_tasks = 60, 11, 3
+    zbar = rng.dirichlet(np.ones(n_topics), size=n_docs)
+    zbar[zbar < 0.08] = 0.0
+    zbar[7] = 0.0
+    zbar[:, 4] = 0.0
+    kappa, w = rng.normal(size=(n_docs, n_tasks)), rng.gamma(2.0, size=(n_docs, n_tasks))
+    gram, linear = eta_statistics(zbar, kappa, w)
+    for t in range(n_tasks):
+        assert np.allclose(gram[t], (zbar * w[:, [t]]).T @ zbar, rtol=1e-12, atol=1e-14)
+        assert np.allclose(linear[t], zbar.T @ kappa[:, t], rtol=1e-12, atol=1e-14)
+        assert np.array_equal(gram[t], gram[t].T)
+    assert np.all(gram[:, 4, :] == 0) and np.all(linear[:, 4] == 0)

@@ -427,10 +427,11 @@ def _block_corpus(seed: int):
 
 def test_light_draws_eta_exactly_only_where_cheap():
     """'auto' makes gibbs's exact draw (the same numbers from the same random state) while
-    D K^2 T <= EXACT_ETA_WORK N n_mh or eta is all zero; otherwise it draws a uniform u and draws
-    exactly when u j < 1 (j = exact_eta_every), else by coordinate sweeps; the other settings force
-    one."""
-    from medlda.samplers import EXACT_ETA_WORK, ExactGibbs
+    an exact draw costs at most EXACT_ETA_SHARE of a sweep (``exact_eta_cost`` over the topic pairs
+    the documents use) or eta is all zero; otherwise it draws a uniform u and draws exactly when
+    u j < 1 (j = exact_eta_every), else by coordinate sweeps; the other settings force one."""
+    from medlda.samplers import EXACT_ETA_SHARE, ExactGibbs
+    from medlda.samplers.eta import exact_eta_cost
 
     word_ids, doc_ptr = _block_corpus(11)
     n_docs, n_tokens = doc_ptr.size - 1, word_ids.size
@@ -439,7 +440,9 @@ def test_light_draws_eta_exactly_only_where_cheap():
         state = ChainState.initialize(word_ids, doc_ptr, 120, n_topics, np.full(n_topics, 0.2), 0.05,
                                         np.random.default_rng(1))
         eta = np.zeros((2, n_topics))
-        every = -(-(n_docs * n_topics ** 2 * 2) // (EXACT_ETA_WORK * n_tokens * 6))
+        m = np.count_nonzero(state.n_dk, axis=1)
+        cost = exact_eta_cost(n_docs, n_topics, 2, float((m * (m + 1) / 2).sum()))
+        every = int(np.ceil(cost / (EXACT_ETA_SHARE * n_tokens * 6)))
         assert Light().exact_eta_every(state, 2) == max(every, 1) and (every <= 1) == (n_topics == 4)
         assert Light().exact_eta_is_cheap(state, 2) == (n_topics == 4)
         draws = {name: smp.draw_eta(state, eta, kappa, w, 1.0, np.random.default_rng(7))[0]

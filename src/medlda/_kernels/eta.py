@@ -1,4 +1,5 @@
-"""Coordinate Gibbs draw of the classifier weights (docs/mathematics.md (5)): O(nnz(zbar)) per sweep, no K^3."""
+"""The classifier weights' kernels (docs/mathematics.md (5)): the exact draw's statistics over zbar's nonzero
+topics, and the coordinate Gibbs draw, O(nnz(zbar)) per sweep, no K^3."""
 
 import math
 
@@ -57,6 +58,45 @@ def topic_columns_from_counts(n_dk, doc_lengths):
                 value[j] = c / length  # as ChainState.zbar divides: the same bits
                 cursor[k] = j + 1
     return ptr, doc, value
+
+
+@njit(cache=True, nogil=True)
+def gram_statistics(zbar, kappa, w, gram, linear):
+    """Sets gram[t] = sum_d w_dt zbar_d zbar_d^T (K, K) and linear[t] = sum_d kappa_dt zbar_d (K,)
+    for every task t, over each document's nonzero topics only: O(D K) to find them, then O(m_d^2)
+    per document and task for a document of m_d topics, where a dense product costs O(K^2). The
+    tasks are the innermost loop (contiguous in w, kappa and the scratch), each summed in
+    document order."""
+    n_docs, n_topics = zbar.shape
+    n_tasks = w.shape[1]
+    upper = np.zeros((n_topics, n_topics, n_tasks))
+    lin = np.zeros((n_topics, n_tasks))
+    topics = np.empty(n_topics, np.int64)
+    values = np.empty(n_topics)
+    wa = np.empty(n_tasks)
+    for d in range(n_docs):
+        m = 0
+        for k in range(n_topics):
+            x = zbar[d, k]
+            if x != 0.0:
+                topics[m] = k
+                values[m] = x
+                m += 1
+        for a in range(m):
+            ka, va = topics[a], values[a]
+            for t in range(n_tasks):
+                lin[ka, t] += kappa[d, t] * va
+                wa[t] = w[d, t] * va
+            for b in range(a, m):
+                kb, vb = topics[b], values[b]
+                for t in range(n_tasks):
+                    upper[ka, kb, t] += wa[t] * vb
+    for t in range(n_tasks):
+        for a in range(n_topics):
+            linear[t, a] = lin[a, t]
+            for b in range(a, n_topics):
+                gram[t, a, b] = upper[a, b, t]
+                gram[t, b, a] = upper[a, b, t]
 
 
 @njit(cache=True)

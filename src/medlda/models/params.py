@@ -225,8 +225,9 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "exactly (see eta_draw)."),
     Param("eta_draw", "auto", Options(lambda: ETA_DRAWS), "str",
           "How the light sampler draws eta each iteration: exactly from its Gaussian conditional "
-          "(O(D K^2 T + K^3 T), as gibbs always does), by n_gibbs coordinate Gibbs sweeps (O(nnz(zbar) T)), "
-          "or 'auto': exactly where that costs at most about a sweep, else at the start and at a random "
+          "(O(D K + T sum_d m_d^2 + T K^3) for documents of m_d topics, as gibbs always does), by n_gibbs "
+          "coordinate Gibbs sweeps (O(nnz(zbar) T)), "
+          "or 'auto': exactly where that costs at most a quarter of a sweep, else at the start and at a random "
           "share of the iterations (coordinate sweeps mix slowly, more so on many classes).", "--eta-draw",
           "how light draws eta: exactly, by coordinate Gibbs sweeps, or exactly where cheap (auto)"),
     Param("c", "auto", Number(0, open=True, auto=True, high=HUGE), "float or 'auto'",

@@ -7,7 +7,7 @@ registers them in this order."""
 from medlda._kernels.light.proposals import PROPOSAL_MODES  # noqa: I001
 from medlda.samplers.base import ETA_DRAWS, REGISTRY, Sampler, WarmUp, make_sampler, register, sampler_class
 from medlda.samplers.gibbs import ExactGibbs
-from medlda.samplers.light import EXACT_ETA_WORK, LIGHT_VARIANTS, HashedCounts, Light, LightCache
+from medlda.samplers.light import EXACT_ETA_SHARE, LIGHT_VARIANTS, HashedCounts, Light, LightCache
 from medlda.samplers.blocked import BLOCK_SIMULATIONS, BlockedGibbs
 from medlda.samplers.choice import (
     GIBBS_MAX_TOPICS_LDA,
@@ -19,7 +19,7 @@ from medlda.samplers.choice import (
 
 SAMPLERS = tuple(REGISTRY)  # the registered samplers' names
 
-__all__ = ["BLOCK_SIMULATIONS", "ETA_DRAWS", "EXACT_ETA_WORK", "GIBBS_MAX_TOPICS_LDA", "GIBBS_MAX_TOPICS_SUPERVISED",
+__all__ = ["BLOCK_SIMULATIONS", "ETA_DRAWS", "EXACT_ETA_SHARE", "GIBBS_MAX_TOPICS_LDA", "GIBBS_MAX_TOPICS_SUPERVISED",
            "LIGHT_VARIANTS", "PROPOSAL_MODES", "REGISTRY", "SAMPLERS", "BlockedGibbs", "ExactGibbs", "HashedCounts",
            "Light", "LightCache", "Sampler", "WarmUp", "choose_sampler", "describe_choice", "make_sampler", "register",
            "resolve_sampler", "sampler_class"]

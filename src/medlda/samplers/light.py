@@ -3,6 +3,7 @@ tables, in two variants (partially collapsed given phi, or the papers' fully col
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,16 +29,16 @@ from medlda._kernels.light.word_hash import (
 from medlda._kernels.records import AlphaTable, Counts, MoveLog, PhiTables, Supervision, Tokens, WordHash
 from medlda._kernels.rng import make_streams, stream_chunks
 from medlda.samplers.base import ETA_DRAWS, Sampler, WarmUp, register
-from medlda.samplers.eta import exact_eta, shift_eta
+from medlda.samplers.eta import exact_eta, exact_eta_cost, shift_eta, topic_pairs
 from medlda.samplers.inference import gibbs_infer
 from medlda.samplers.saved_hash import check_saved_hash
 
 LIGHT_VARIANTS = ("partial", "collapsed")
-# "auto" draws eta exactly with probability 1 / j at each iteration, j the smallest integer with
-# D K^2 T <= j * EXACT_ETA_WORK * N * n_mh (j = 1: always), so that the exact draws cost on
-# average at most about one sweep's time (0.5-1 sweep at K = 50 on R52 and 20 Newsgroups); the
-# other iterations draw it by coordinate sweeps, which lag eta's conditional when classes are many
-EXACT_ETA_WORK = 100
+# "auto" draws eta exactly with probability 1 / j at each iteration, j the smallest integer at which
+# the exact draws (``exact_eta_cost``) cost on average at most this share of a sweep (N n_mh
+# steps); the other iterations draw it by coordinate sweeps, which lag eta's conditional when
+# classes are many. At K = 100 on 20 Newsgroups and R52 an exact draw costs 0.1-0.2 sweeps
+EXACT_ETA_SHARE = 0.25
 
 
 def _word_tables(word_totals: np.ndarray, n_topics: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -275,14 +276,19 @@ class Light(Sampler):
 
     def exact_eta_every(self, state, n_tasks: int) -> int:
         """j: "auto" draws eta exactly at a random 1 / j of the iterations, so that its exact draws
-        (forming the precisions: D K^2 T multiply-adds each) cost on average at most
-        ``EXACT_ETA_WORK`` sweep steps' worth (a sweep: N n_mh steps), about one sweep."""
+        cost on average at most ``EXACT_ETA_SHARE`` of a sweep, from the topics each document
+        uses now (an exact draw's work grows with their pairs)."""
         n_docs, n_topics = state.n_dk.shape
-        return self._exact_eta_every(n_docs, state.word_ids.size, n_topics, n_tasks)
+        return self._exact_eta_every(n_docs, state.word_ids.size, n_topics, n_tasks, topic_pairs(state.n_dk))
 
-    def _exact_eta_every(self, n_docs: int, n_tokens: int, n_topics: int, n_tasks: int) -> int:
-        work = n_docs * n_topics ** 2 * n_tasks
-        return max(1, -(-work // max(EXACT_ETA_WORK * n_tokens * self.n_mh, 1)))
+    def _exact_eta_every(self, n_docs: int, n_tokens: int, n_topics: int, n_tasks: int,
+                         pairs: float | None = None) -> int:
+        """j for these sizes; ``pairs`` None: as if each document used min(K, N / D) topics."""
+        if pairs is None:
+            m = min(n_topics, n_tokens / max(n_docs, 1))
+            pairs = n_docs * m * (m + 1) / 2
+        budget = EXACT_ETA_SHARE * max(n_tokens * self.n_mh, 1)
+        return max(1, math.ceil(exact_eta_cost(n_docs, n_topics, n_tasks, pairs) / budget))
 
     def exact_eta_is_cheap(self, state, n_tasks: int) -> bool:
         """Whether "auto" draws eta exactly at every iteration (``exact_eta_every`` is 1)."""
