@@ -7,7 +7,7 @@ from scipy import stats
 
 from exact import FALSE_ALARM
 from medlda._kernels.eta import columns_omega, coordinate_eta_sweeps, dense_topic_columns, topic_columns_from_counts
-from medlda.samplers.eta import draw_eta_exact, eta_statistics
+from medlda.samplers.eta import count_statistics, draw_eta_exact, eta_statistics
 
 
 def test_coordinate_gibbs_eta_leaves_gaussian_invariant_and_converges():
@@ -81,3 +81,14 @@ def test_sparse_eta_statistics_equal_the_dense_products():
         assert np.allclose(linear[t], zbar.T @ kappa[:, t], rtol=1e-12, atol=1e-14)
         assert np.array_equal(gram[t], gram[t].T)
     assert np.all(gram[:, 4, :] == 0) and np.all(linear[:, 4] == 0)
+
+
+def test_statistics_read_from_the_counts_are_those_of_the_dense_zbar_bit_for_bit():
+    rng = np.random.default_rng(8)
+    n_dk = rng.poisson(0.6, size=(50, 7)).astype(np.int32)
+    n_dk[4] = 0  # an empty document
+    lengths = n_dk.sum(1)
+    kappa, w = rng.normal(size=(50, 2)), rng.gamma(2.0, size=(50, 2))
+    dense = eta_statistics(n_dk / np.maximum(lengths, 1)[:, None], kappa, w)
+    counted = count_statistics(n_dk, lengths, kappa, w)
+    assert np.array_equal(dense[0], counted[0]) and np.array_equal(dense[1], counted[1])

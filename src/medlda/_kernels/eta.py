@@ -61,13 +61,14 @@ def topic_columns_from_counts(n_dk, doc_lengths):
 
 
 @njit(cache=True, nogil=True)
-def gram_statistics(zbar, kappa, w, gram, linear):
+def gram_statistics(counts, scale, kappa, w, gram, linear):
     """Sets gram[t] = sum_d w_dt zbar_d zbar_d^T (K, K) and linear[t] = sum_d kappa_dt zbar_d (K,)
-    for every task t, over each document's nonzero topics only: O(D K) to find them, then O(m_d^2)
-    per document and task for a document of m_d topics, where a dense product costs O(K^2). The
-    tasks are the innermost loop (contiguous in w, kappa and the scratch), each summed in
-    document order."""
-    n_docs, n_topics = zbar.shape
+    for every task t, with zbar_dk = counts[d, k] / scale[d] (the doc-topic counts and the
+    documents' lengths, at least 1: no dense D x K zbar is formed; or zbar itself and ones), over
+    each document's nonzero topics only: O(D K) to find them, then O(m_d^2) per document and task
+    for a document of m_d topics, where a dense product costs O(K^2). The tasks are the innermost
+    loop (contiguous in w, kappa and the scratch), each summed in document order."""
+    n_docs, n_topics = counts.shape
     n_tasks = w.shape[1]
     upper = np.zeros((n_topics, n_topics, n_tasks))
     lin = np.zeros((n_topics, n_tasks))
@@ -76,11 +77,12 @@ def gram_statistics(zbar, kappa, w, gram, linear):
     wa = np.empty(n_tasks)
     for d in range(n_docs):
         m = 0
+        length = scale[d]
         for k in range(n_topics):
-            x = zbar[d, k]
-            if x != 0.0:
+            c = counts[d, k]
+            if c != 0:
                 topics[m] = k
-                values[m] = x
+                values[m] = c / length  # as ChainState.zbar divides: the same bits
                 m += 1
         for a in range(m):
             ka, va = topics[a], values[a]

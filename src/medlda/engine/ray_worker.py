@@ -11,7 +11,7 @@ import numpy as np
 
 from medlda._kernels.measures import log_joint
 from medlda.engine.state import ChainState
-from medlda.samplers.eta import eta_statistics
+from medlda.samplers.eta import count_statistics
 
 
 class ShardWorker:
@@ -69,7 +69,7 @@ class ShardWorker:
         delta = state.n_wk - before
         out = {"n_k": state.n_k - before_k, **compress_change(delta)}
         if self.loss is not None:
-            out["gram"], out["linear"] = eta_statistics(state.zbar(), kappa, w)
+            out["gram"], out["linear"] = count_statistics(state.n_dk, state.doc_lengths, kappa, w)
         if measure_log_joint:
             out["log_joint"] = float(log_joint(state.n_dk, np.zeros((1, n_topics), state.n_wk.dtype),
                                                np.zeros(n_topics, state.n_k.dtype), state.doc_lengths,

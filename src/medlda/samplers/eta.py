@@ -31,28 +31,39 @@ def topic_pairs(n_dk: np.ndarray) -> float:
 
 def exact_eta(state, kappa: np.ndarray, w: np.ndarray, nu: float,
               rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """One exact draw of eta (T, K) given the chain's zbar, and omega = zbar @ eta.T (D, T) for it."""
-    eta = draw_eta_exact(state.zbar(), kappa, w, nu, rng)
+    """One exact draw of eta (T, K) given the chain's zbar, and omega = zbar @ eta.T (D, T) for it;
+    the statistics read from the doc-topic counts (no dense zbar)."""
+    eta = draw_eta_from_statistics(*count_statistics(state.n_dk, state.doc_lengths, kappa, w), nu, rng)
     return eta, state.omega(eta)
 
 
 def draw_eta_exact(zbar: np.ndarray, kappa: np.ndarray, w: np.ndarray, nu: float,
                    rng: np.random.Generator) -> np.ndarray:
-    """One exact draw of eta (T, K): per task, mean + L^{-T} eps with P = L L^T (O(D K + T sum_d
-    m_d^2 + T K^3) for documents of m_d topics)."""
+    """One exact draw of eta (T, K) given a dense zbar (D, K): per task, mean + L^{-T} eps with
+    P = L L^T (O(D K + T sum_d m_d^2 + T K^3) for documents of m_d topics)."""
     return draw_eta_from_statistics(*eta_statistics(zbar, kappa, w), nu, rng)
 
 
 def eta_statistics(zbar: np.ndarray, kappa: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The data part of (4) per task: sum_d w_dt zbar_d zbar_d^T (T, K, K) and sum_d kappa_dt zbar_d
-    (T, K), over each document's nonzero topics (``gram_statistics``: a document uses few of K
-    topics, so this is about ten times faster than dense products at K = 100). Sums over
-    documents, so shards' statistics add up (data-parallel training)."""
+    """The data part of (4) per task given a dense zbar (D, K): sum_d w_dt zbar_d zbar_d^T (T, K, K)
+    and sum_d kappa_dt zbar_d (T, K), over each document's nonzero topics (``gram_statistics``: a
+    document uses few of K topics, so this is about ten times faster than dense products at
+    K = 100). Sums over documents, so shards' statistics add up (data-parallel training)."""
     zbar = np.ascontiguousarray(zbar, dtype=np.float64)
+    return _statistics(zbar, np.ones(zbar.shape[0]), kappa, w)
+
+
+def count_statistics(n_dk: np.ndarray, doc_lengths: np.ndarray, kappa: np.ndarray,
+                     w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``eta_statistics`` of zbar = n_dk / N_d, read from the counts (D, K) and the lengths (D,)."""
+    return _statistics(np.ascontiguousarray(n_dk), np.maximum(doc_lengths, 1).astype(np.float64), kappa, w)
+
+
+def _statistics(counts, scale, kappa, w) -> tuple[np.ndarray, np.ndarray]:
     kappa, w = np.ascontiguousarray(kappa, dtype=np.float64), np.ascontiguousarray(w, dtype=np.float64)
-    n_tasks, n_topics = kappa.shape[1], zbar.shape[1]
+    n_tasks, n_topics = kappa.shape[1], counts.shape[1]
     gram, linear = np.empty((n_tasks, n_topics, n_topics)), np.empty((n_tasks, n_topics))
-    gram_statistics(zbar, kappa, w, gram, linear)
+    gram_statistics(counts, scale, kappa, w, gram, linear)
     return gram, linear
 
 
