@@ -9,9 +9,9 @@ from medlda._kernels.eta import gram_statistics
 
 
 # an exact draw's cost in sweep steps (one token's MH steps, about 40 ns on one core), fitted to its
-# measured parts on 20 Newsgroups at K = 100 / 400 / 1000 and T = 1 / 20 / 52: about 5 ns per cell
-# of zbar (forming it, finding its nonzeros, omega), (T + 4) ns per pair of a document's topics,
-# T K^3 / 25 ns for the Cholesky factors and 2 T K^2 ns to lay out the precisions
+# measured parts on 20 Newsgroups at K = 100 / 400 / 1000 and T = 1 / 20 / 52, one thread: about
+# 5 ns per doc-topic cell (finding a document's topics, omega), (T + 4) ns per pair of a
+# document's topics, T K^3 / 25 ns for the Cholesky factors and 2 T K^2 ns to lay out the precisions
 STEP_NS = 40.0
 
 
