@@ -7,7 +7,15 @@ from scipy import stats
 
 from exact import FALSE_ALARM
 from medlda._kernels.eta import columns_omega, coordinate_eta_sweeps, dense_topic_columns, topic_columns_from_counts
-from medlda.samplers.eta import count_statistics, draw_eta_exact, eta_statistics
+from medlda.samplers.eta import (
+    count_statistics,
+    draw_eta_exact,
+    eta_statistics,
+    row_statistics,
+    rows_to_omega,
+    topic_pairs,
+    zbar_rows,
+)
 
 
 def test_coordinate_gibbs_eta_leaves_gaussian_invariant_and_converges():
@@ -92,3 +100,29 @@ def test_statistics_read_from_the_counts_are_those_of_the_dense_zbar_bit_for_bit
     dense = eta_statistics(n_dk / np.maximum(lengths, 1)[:, None], kappa, w)
     counted = count_statistics(n_dk, lengths, kappa, w)
     assert np.array_equal(dense[0], counted[0]) and np.array_equal(dense[1], counted[1])
+
+
+def test_the_exact_draws_parts_are_the_same_bits_on_any_number_of_threads():
+    """zbar's sparse rows, the statistics (topics dealt to threads) and omega (documents dealt to
+    threads) on 1, 2, 3 and 8 threads: the same bits, omega those of ``columns_omega``, and the
+    topic pairs counted from the rows."""
+    rng = np.random.default_rng(12)
+    n_dk = rng.poisson(0.5, size=(70, 13)).astype(np.int32)
+    n_dk[[0, 33]] = 0  # empty documents, the first among them
+    n_dk[:, 6] = 0  # an unused topic
+    lengths = np.maximum(n_dk.sum(1), 1).astype(np.float64)
+    kappa, w = rng.normal(size=(70, 4)), rng.gamma(2.0, size=(70, 4))
+    eta = rng.normal(size=(4, 13))
+    one = zbar_rows(n_dk, lengths)
+    stats_one = row_statistics(one, 13, kappa, w)
+    omega_one = rows_to_omega(one, eta)
+    assert np.array_equal(omega_one, columns_omega(*topic_columns_from_counts(n_dk, n_dk.sum(1)), eta, 70))
+    m = np.count_nonzero(n_dk, axis=1)
+    assert topic_pairs(n_dk, 3) == (m * (m + 1)).sum() / 2
+    for threads in (2, 3, 8):
+        rows = zbar_rows(n_dk, lengths, threads)
+        assert all(np.array_equal(a, b) for a, b in zip(rows, one))
+        stats = row_statistics(rows, 13, kappa, w, threads)
+        assert np.array_equal(stats[0], stats_one[0]) and np.array_equal(stats[1], stats_one[1])
+        assert np.array_equal(rows_to_omega(rows, eta, threads), omega_one)
+    assert np.array_equal(stats_one[0], count_statistics(n_dk, n_dk.sum(1), kappa, w)[0])

@@ -61,44 +61,84 @@ def topic_columns_from_counts(n_dk, doc_lengths):
 
 
 @njit(cache=True, nogil=True)
-def gram_statistics(counts, scale, kappa, w, gram, linear):
-    """Sets gram[t] = sum_d w_dt zbar_d zbar_d^T (K, K) and linear[t] = sum_d kappa_dt zbar_d (K,)
-    for every task t, with zbar_dk = counts[d, k] / scale[d] (the doc-topic counts and the
-    documents' lengths, at least 1: no dense D x K zbar is formed; or zbar itself and ones), over
-    each document's nonzero topics only: O(D K) to find them, then O(m_d^2) per document and task
-    for a document of m_d topics, where a dense product costs O(K^2). The tasks are the innermost
-    loop (contiguous in w, kappa and the scratch), each summed in document order."""
-    n_docs, n_topics = counts.shape
-    n_tasks = w.shape[1]
-    upper = np.zeros((n_topics, n_topics, n_tasks))
-    lin = np.zeros((n_topics, n_tasks))
-    topics = np.empty(n_topics, np.int64)
-    values = np.empty(n_topics)
-    wa = np.empty(n_tasks)
-    for d in range(n_docs):
-        m = 0
+def row_sizes(counts, lo, hi, m):
+    """m[d] = the nonzero entries of ``counts``' row d, for the documents d in [lo, hi)."""
+    for d in range(lo, hi):
+        c = 0
+        for k in range(counts.shape[1]):
+            if counts[d, k] != 0:
+                c += 1
+        m[d] = c
+
+
+@njit(cache=True, nogil=True)
+def fill_rows(counts, scale, ptr, topics, values, lo, hi):
+    """zbar's sparse document rows for the documents d in [lo, hi): at ptr[d]:ptr[d + 1] the
+    topics k (ascending) of d's nonzero counts and zbar_dk = counts[d, k] / scale[d] (the
+    doc-topic counts and the documents' lengths, at least 1; or zbar itself and ones)."""
+    for d in range(lo, hi):
+        j = ptr[d]
         length = scale[d]
-        for k in range(n_topics):
+        for k in range(counts.shape[1]):
             c = counts[d, k]
             if c != 0:
-                topics[m] = k
-                values[m] = c / length  # as ChainState.zbar divides: the same bits
-                m += 1
-        for a in range(m):
-            ka, va = topics[a], values[a]
+                topics[j] = k
+                values[j] = c / length  # as ChainState.zbar divides: the same bits
+                j += 1
+
+
+@njit(cache=True, nogil=True)
+def gram_rows(ptr, topics, values, kappa, w, sums, chunk, n_chunks):
+    """The exact draw's statistics, rows a = chunk, chunk + n_chunks, ... of them: sums[a, b, t]
+    (b >= a) += sum_d w_dt zbar_da zbar_db and sums[a, K, t] += sum_d kappa_dt zbar_da over zbar's
+    sparse rows, each summed in document order (so the chunks give the same bits on any number of
+    them). O(m_d^2 T / n_chunks) per document of m_d topics, where a dense product costs
+    O(K^2 T). ``sums`` (K, K + 1, T) is zero on entry: the tasks innermost, as they are in w and
+    kappa, and a topic's sums in a block of their own (no cache line written by two chunks)."""
+    n_docs, n_topics, n_tasks = ptr.size - 1, sums.shape[0], sums.shape[2]
+    wa = np.empty(n_tasks)
+    for d in range(n_docs):
+        hi = ptr[d + 1]
+        for i in range(ptr[d], hi):
+            ka = topics[i]
+            if ka % n_chunks != chunk:
+                continue
+            va = values[i]
             for t in range(n_tasks):
-                lin[ka, t] += kappa[d, t] * va
+                sums[ka, n_topics, t] += kappa[d, t] * va
                 wa[t] = w[d, t] * va
-            for b in range(a, m):
-                kb, vb = topics[b], values[b]
+            for j in range(i, hi):
+                kb, vb = topics[j], values[j]
                 for t in range(n_tasks):
-                    upper[ka, kb, t] += wa[t] * vb
-    for t in range(n_tasks):
+                    sums[ka, kb, t] += wa[t] * vb
+
+
+@njit(cache=True, nogil=True)
+def gram_from_sums(sums, gram, linear, t_lo, t_hi):
+    """gram[t] (K, K, symmetric) and linear[t] (K,) of the tasks t in [t_lo, t_hi) from
+    ``gram_rows``' sums."""
+    n_topics = sums.shape[0]
+    for t in range(t_lo, t_hi):
         for a in range(n_topics):
-            linear[t, a] = lin[a, t]
+            linear[t, a] = sums[a, n_topics, t]
             for b in range(a, n_topics):
-                gram[t, a, b] = upper[a, b, t]
-                gram[t, b, a] = upper[a, b, t]
+                gram[t, a, b] = sums[a, b, t]
+                gram[t, b, a] = sums[a, b, t]
+
+
+@njit(cache=True, nogil=True)
+def rows_omega(ptr, topics, values, eta, omega, lo, hi):
+    """omega[d] = zbar_d @ eta.T for the documents d in [lo, hi), from zbar's sparse rows, each
+    summed over its topics in ascending order: the bits of ``columns_omega``."""
+    n_tasks = eta.shape[0]
+    for d in range(lo, hi):
+        for t in range(n_tasks):
+            omega[d, t] = 0.0
+        for j in range(ptr[d], ptr[d + 1]):
+            k = topics[j]
+            x = values[j]
+            for t in range(n_tasks):
+                omega[d, t] += x * eta[t, k]
 
 
 @njit(cache=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 
-from medlda._kernels.eta import gram_statistics
+from medlda._kernels.eta import fill_rows, gram_from_sums, gram_rows, row_sizes, rows_omega
+from medlda._kernels.threads import on_threads
 
 
 # an exact draw's cost in sweep steps (one token's MH steps, about 40 ns on one core), fitted to its
@@ -23,18 +24,20 @@ def exact_eta_cost(n_docs: int, n_topics: int, n_tasks: int, pairs: float) -> fl
     return ns / STEP_NS
 
 
-def topic_pairs(n_dk: np.ndarray) -> float:
+def topic_pairs(n_dk: np.ndarray, n_threads: int = 1) -> float:
     """sum_d m_d (m_d + 1) / 2, m_d the topics document d uses (nonzero counts of n_dk's row d)."""
-    m = np.count_nonzero(n_dk, axis=1).astype(np.float64)
+    m = _row_sizes(n_dk, n_threads).astype(np.float64)
     return float((m * (m + 1.0)).sum() / 2.0)
 
 
-def exact_eta(state, kappa: np.ndarray, w: np.ndarray, nu: float,
-              rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """One exact draw of eta (T, K) given the chain's zbar, and omega = zbar @ eta.T (D, T) for it;
-    the statistics read from the doc-topic counts (no dense zbar)."""
-    eta = draw_eta_from_statistics(*count_statistics(state.n_dk, state.doc_lengths, kappa, w), nu, rng)
-    return eta, state.omega(eta)
+def exact_eta(state, kappa: np.ndarray, w: np.ndarray, nu: float, rng: np.random.Generator,
+              n_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """One exact draw of eta (T, K) given the chain's zbar, and omega = zbar @ eta.T (D, T) for it,
+    both read from zbar's sparse rows built from the doc-topic counts (no dense zbar); on
+    ``n_threads`` threads, the same bits on any number of them."""
+    rows = zbar_rows(state.n_dk, np.maximum(state.doc_lengths, 1).astype(np.float64), n_threads)
+    eta = draw_eta_from_statistics(*row_statistics(rows, state.n_dk.shape[1], kappa, w, n_threads), nu, rng)
+    return eta, rows_to_omega(rows, eta, n_threads)
 
 
 def draw_eta_exact(zbar: np.ndarray, kappa: np.ndarray, w: np.ndarray, nu: float,
@@ -44,27 +47,71 @@ def draw_eta_exact(zbar: np.ndarray, kappa: np.ndarray, w: np.ndarray, nu: float
     return draw_eta_from_statistics(*eta_statistics(zbar, kappa, w), nu, rng)
 
 
-def eta_statistics(zbar: np.ndarray, kappa: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def eta_statistics(zbar: np.ndarray, kappa: np.ndarray, w: np.ndarray,
+                   n_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """The data part of (4) per task given a dense zbar (D, K): sum_d w_dt zbar_d zbar_d^T (T, K, K)
-    and sum_d kappa_dt zbar_d (T, K), over each document's nonzero topics (``gram_statistics``: a
+    and sum_d kappa_dt zbar_d (T, K), over each document's nonzero topics (``gram_rows``: a
     document uses few of K topics, so this is about ten times faster than dense products at
     K = 100). Sums over documents, so shards' statistics add up (data-parallel training)."""
     zbar = np.ascontiguousarray(zbar, dtype=np.float64)
-    return _statistics(zbar, np.ones(zbar.shape[0]), kappa, w)
+    rows = zbar_rows(zbar, np.ones(zbar.shape[0]), n_threads)
+    return row_statistics(rows, zbar.shape[1], kappa, w, n_threads)
 
 
-def count_statistics(n_dk: np.ndarray, doc_lengths: np.ndarray, kappa: np.ndarray,
-                     w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def count_statistics(n_dk: np.ndarray, doc_lengths: np.ndarray, kappa: np.ndarray, w: np.ndarray,
+                     n_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """``eta_statistics`` of zbar = n_dk / N_d, read from the counts (D, K) and the lengths (D,)."""
-    return _statistics(np.ascontiguousarray(n_dk), np.maximum(doc_lengths, 1).astype(np.float64), kappa, w)
+    rows = zbar_rows(np.ascontiguousarray(n_dk), np.maximum(doc_lengths, 1).astype(np.float64), n_threads)
+    return row_statistics(rows, n_dk.shape[1], kappa, w, n_threads)
 
 
-def _statistics(counts, scale, kappa, w) -> tuple[np.ndarray, np.ndarray]:
+def _ranges(n: int, n_threads: int) -> list[tuple[int, int]]:
+    """[0, n) cut into at most ``n_threads`` ranges of nearly equal sizes (one when n is 0)."""
+    cuts = np.linspace(0, n, max(1, min(int(n_threads), n)) + 1).astype(np.int64)
+    return [(int(lo), int(hi)) for lo, hi in zip(cuts[:-1], cuts[1:])]
+
+
+def _row_sizes(counts: np.ndarray, n_threads: int) -> np.ndarray:
+    m = np.empty(counts.shape[0], np.int64)
+    on_threads(row_sizes, [(counts, lo, hi, m) for lo, hi in _ranges(counts.shape[0], n_threads)])
+    return m
+
+
+def zbar_rows(counts: np.ndarray, scale: np.ndarray, n_threads: int = 1) -> tuple:
+    """zbar = counts / scale[:, None] as sparse document rows (ptr, topics, values), each row's
+    topics ascending: what the exact draw and omega read, O(D K) to build on ``n_threads``
+    threads (by ranges of documents) and O(nonzeros) to use."""
+    ptr = np.zeros(counts.shape[0] + 1, np.int64)
+    np.cumsum(_row_sizes(counts, n_threads), out=ptr[1:])
+    topics, values = np.empty(ptr[-1], np.int64), np.empty(ptr[-1])
+    on_threads(fill_rows, [(counts, scale, ptr, topics, values, lo, hi)
+                           for lo, hi in _ranges(counts.shape[0], n_threads)])
+    return ptr, topics, values
+
+
+def row_statistics(rows: tuple, n_topics: int, kappa: np.ndarray, w: np.ndarray,
+                   n_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """``eta_statistics`` from zbar's sparse rows (``zbar_rows``) of K = ``n_topics``: gram
+    (T, K, K) and linear (T, K), the topics dealt to ``n_threads`` threads (each sums its rows of
+    gram over every document in order: the same bits on any number of threads)."""
     kappa, w = np.ascontiguousarray(kappa, dtype=np.float64), np.ascontiguousarray(w, dtype=np.float64)
-    n_tasks, n_topics = kappa.shape[1], counts.shape[1]
+    n_tasks = kappa.shape[1]
+    sums = np.zeros((n_topics, n_topics + 1, n_tasks))
     gram, linear = np.empty((n_tasks, n_topics, n_topics)), np.empty((n_tasks, n_topics))
-    gram_statistics(counts, scale, kappa, w, gram, linear)
+    n_chunks = max(1, min(int(n_threads), n_topics))
+    on_threads(gram_rows, [(*rows, kappa, w, sums, c, n_chunks) for c in range(n_chunks)])
+    on_threads(gram_from_sums, [(sums, gram, linear, lo, hi) for lo, hi in _ranges(n_tasks, n_threads)])
     return gram, linear
+
+
+def rows_to_omega(rows: tuple, eta: np.ndarray, n_threads: int = 1) -> np.ndarray:
+    """omega = zbar @ eta.T (D, T) from zbar's sparse rows, by ranges of documents on ``n_threads``
+    threads, each row summed over its topics in ascending order (``ChainState.omega``'s bits)."""
+    n_docs = rows[0].size - 1
+    omega = np.empty((n_docs, eta.shape[0]))
+    eta = np.ascontiguousarray(eta, dtype=np.float64)
+    on_threads(rows_omega, [(*rows, eta, omega, lo, hi) for lo, hi in _ranges(n_docs, n_threads)])
+    return omega
 
 
 def draw_eta_from_statistics(gram: np.ndarray, linear: np.ndarray, nu: float,

@@ -279,7 +279,8 @@ class Light(Sampler):
         cost on average at most ``EXACT_ETA_SHARE`` of a sweep, from the topics each document
         uses now (an exact draw's work grows with their pairs)."""
         n_docs, n_topics = state.n_dk.shape
-        return self._exact_eta_every(n_docs, state.word_ids.size, n_topics, n_tasks, topic_pairs(state.n_dk))
+        pairs = topic_pairs(state.n_dk, int(self.n_jobs))
+        return self._exact_eta_every(n_docs, state.word_ids.size, n_topics, n_tasks, pairs)
 
     def _exact_eta_every(self, n_docs: int, n_tokens: int, n_topics: int, n_tasks: int,
                          pairs: float | None = None) -> int:
@@ -319,9 +320,9 @@ class Light(Sampler):
         if self.eta_draw == "auto":
             every = self.exact_eta_every(state, eta.shape[0])
             if every == 1 or not eta.any() or rng.random() * every < 1.0:
-                return exact_eta(state, kappa, w, nu, rng)
+                return exact_eta(state, kappa, w, nu, rng, int(self.n_jobs))
         if self.eta_draw == "exact":
-            return exact_eta(state, kappa, w, nu, rng)
+            return exact_eta(state, kappa, w, nu, rng, int(self.n_jobs))
         columns = state.topic_columns()
         eta = eta.copy()
         omega = state.omega(eta, columns)
