@@ -23,10 +23,12 @@ Each configuration runs in its own subprocess, so peak memories (``ru_maxrss``) 
 rows add the workers' own peaks. Seconds per iteration exclude JIT compilation and Ray start-up
 (both reported apart). CPU seconds per iteration (all threads of the process) are the difference
 between a fit of ``--iters`` iterations and a one-iteration fit run just before it (after a first
-one that compiles), over the iterations between them, so set-up and compilation drop out. Derived rows: seconds per iteration
-of each corpus size over the next smaller one (same K and mode), beside the ratio of their tokens;
-and for each ``local-N`` against ``local``: the speed-up, the ratio of CPU seconds per iteration
-and the ratio of peak memories.
+one that compiles), over the iterations between them, so set-up and compilation drop out. Derived
+rows: seconds per iteration of each corpus size over the next smaller one (same K and mode),
+beside the ratio of their tokens; and for each ``local-N`` against ``local``: the speed-up, the
+ratio of CPU seconds per iteration and the ratio of peak memories. ``--ceiling`` first measures
+what N threads of the machine give at all, on control kernels that share nothing
+(``machine_ceiling.py``): on a shared VM two virtual CPUs may share one core's vector units.
 
     python benchmarks/bench_scale.py                                       # everything (hours)
     python benchmarks/bench_scale.py --docs 10000 100000 --ks 100 --iters 3
@@ -213,6 +215,9 @@ def main(argv=None) -> int:
     p.add_argument("--corpus", type=Path, default=None, help="a saved corpus folder instead of --docs")
     p.add_argument("--supervised", action="store_true", help="MedLDAClassifier on the corpus's labels")
     p.add_argument("--cache", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "medlda-bench-scale")
+    p.add_argument("--ceiling", action="store_true",
+                   help="first measure the machine's own speed-up on N threads for each local-N mode (N up to "
+                        "the cores) on control kernels that share nothing (machine_ceiling.py)")
     p.add_argument("--one", nargs=3, metavar=("FOLDER", "K", "MODE"), help=argparse.SUPPRESS)
     add_out_argument(p)
     args = p.parse_args(argv)
@@ -226,6 +231,8 @@ def main(argv=None) -> int:
     for mode in modes:
         parse_mode(mode)
     out = RowWriter(SUITE, args.out)
+    if args.ceiling:
+        ceiling_rows(out, modes)
     for n_docs in [None] if args.corpus else args.docs:
         tic = time.perf_counter()
         folder = args.corpus or cached_corpus(n_docs, args.cache)
@@ -254,12 +261,25 @@ def main(argv=None) -> int:
     return 0
 
 
-METRICS = {"seconds_per_iteration": "s", "cpu_seconds_per_iteration": "s", "tokens_per_second": "tokens/s", "compile_seconds": "s",
+METRICS = {"seconds_per_iteration": "s", "cpu_seconds_per_iteration": "s", "tokens_per_second": "tokens/s",
+           "compile_seconds": "s",
            "ray_worker_startup_seconds": "s", "fit_wall_seconds": "s", "peak_rss_bytes": "bytes",
            "driver_peak_rss_bytes": "bytes", "worker_peak_rss_bytes": "bytes", "log_joint": "",
            "ray_sent_bytes_per_iteration": "bytes", "ray_received_bytes_per_iteration": "bytes",
            "ray_first_sent_bytes": "bytes", "ray_last_sent_bytes": "bytes", "ray_last_received_bytes": "bytes",
            "ray_driver_cpu_share": ""}
+
+
+def ceiling_rows(out: RowWriter, modes: list[str]) -> None:
+    """Rows ``ceiling_speedup``: each control kernel's speed-up on N threads over one, for each
+    local-N mode's N (at most the machine's cores), measured before the fits."""
+    from machine_ceiling import ceiling
+
+    counts = sorted({min(n, os.cpu_count() or 1) for kind, n in map(parse_mode, modes) if kind == "local" and n > 1})
+    for n in counts:
+        for name, r in ceiling(n).items():
+            out.write({"control": name, "threads": n}, "ceiling_speedup", round(r["speedup"], 3), "x",
+                      min=round(r["min"], 3), max=round(r["max"], 3))
 
 
 def ratios(rows: list[dict]) -> list[dict]:
