@@ -24,4 +24,8 @@ def test_a_warm_up_plan_draws_eta_as_its_group_says():
         plan = Light.warm_up_plan(group)
         expected = "coordinate" if coordinate else "exact"
         assert plan.sampler.eta_draw == plan.on_threads.eta_draw == expected and plan.sweep_tasks == (2,)
-    assert make_sampler("gibbs").warm_up_groups(3, (10, 100, 5)) == [("gibbs",)]
+    gibbs = make_sampler("gibbs")
+    assert gibbs.warm_up_groups(3, (10, 100, 5)) == [("gibbs", "tasks")]
+    assert gibbs.warm_up_groups(0, (10, 100, 5)) == [("gibbs", "lda-dense")]
+    assert gibbs.warm_up_groups(0, (10, 100, 500)) == [("gibbs", "lda-sparse")]
+    assert gibbs.warm_up_groups(None) == [("gibbs", "lda-dense"), ("gibbs", "lda-sparse"), ("gibbs", "tasks")]
