@@ -5,19 +5,16 @@ crashed and resumed fit equal to an uninterrupted one."""
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 import pytest
-from numba import njit
 
 from crashes import crash_then_resume
 from exact import FALSE_ALARM, Tiny, chi_square_pvalue, sweeps
 from medlda import LDA
 from medlda._kernels import sparse_gibbs
-from medlda._kernels.records import Counts, Tokens
 from medlda.data.synthetic import make_supervised_corpus
 from medlda.samplers.gibbs import SPARSE_FROM, ExactGibbs
+from mutants import MutantLdaSweep
 
 SPARSE = ExactGibbs(sparse_from=1)  # the sparse sweep at any K
 TINY = Tiny(((0, 1, 0), (1, 2)), 3, 2)
@@ -41,30 +38,13 @@ def test_sparse_sweep_matches_the_enumerated_posterior(case):
     assert chi_square_pvalue(hist, corpus.posterior(wrong)) < FALSE_ALARM  # the test has power
 
 
-class _Mutant(ExactGibbs):
-    """The sparse sweep with one line of its source replaced (compiled afresh, not cached)."""
-
-    def __init__(self, line: str, replacement: str) -> None:
-        super().__init__(sparse_from=1)
-        source = inspect.getsource(sparse_gibbs)
-        assert source.count(line) == 1, "the line to mutate is not in the kernel: update the test"
-        namespace: dict = {"__name__": "mutant"}
-        exec(compile(source.replace(line, replacement).replace("cache=True", "cache=False"), "<mutant>", "exec"),
-             namespace)
-        self.kernel = namespace["sparse_gibbs_sweep"]
-        assert isinstance(self.kernel, type(njit(lambda: 0)))
-
-    def sweep(self, state, eta, kappa, w, rng, phi_wk=None) -> None:
-        self.kernel(Tokens(state.word_ids, state.doc_ptr, state.z), Counts(state.n_dk, state.n_wk, state.n_k),
-                    state.alpha, state.beta, state.vbeta, state.streams)
-
-
 @pytest.mark.slow
 def test_a_word_bucket_without_its_alpha_term_fails_the_same_test():
     """q summed over (n_dk + alpha_k) n_kw / (n_k + V beta) with alpha_k dropped: the histogram of
     the same chains (the three-topic corpus, asymmetric prior) is rejected."""
     line = "q += coef[k] * (pairs[at + 2 * j + 1] - is_old)"
-    mutant = _Mutant(line, "q += (coef[k] - alpha[k] * inv[k]) * (pairs[at + 2 * j + 1] - is_old)")
+    wrong = "q += (coef[k] - alpha[k] * inv[k]) * (pairs[at + 2 * j + 1] - is_old)"
+    mutant = MutantLdaSweep(sparse_gibbs, "sparse_gibbs_sweep", line, wrong)
     corpus, alpha, _, seed = CASES["three-topics-asymmetric"]
     hist = corpus.final_states(sweeps(mutant, N_SWEEPS, *corpus.no_tasks), N_CHAINS, seed, alpha=alpha)
     assert chi_square_pvalue(hist, corpus.posterior(alpha)) < FALSE_ALARM
