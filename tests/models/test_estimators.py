@@ -252,13 +252,13 @@ def test_blas_gets_the_estimators_threads_while_fitting(planted, monkeypatch, n_
     corpus, _, y = planted
     warm_up()  # compiles on a tiny problem first (once per process), before the limit
     seen = []
-    statistics = classifier.count_statistics
+    statistics = classifier.row_statistics
 
     def recording(*args):
         seen.append({lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"})
         return statistics(*args)
 
-    monkeypatch.setattr(classifier, "count_statistics", recording)
+    monkeypatch.setattr(classifier, "row_statistics", recording)
     with threadpool_limits(3, user_api="blas"):  # what the process had: restored after fit
         MedLDAClassifier(4, max_iter=2, n_jobs=n_jobs, random_state=0).fit(corpus, y)
         after = {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
@@ -412,7 +412,7 @@ def test_a_fit_compiles_only_its_samplers_kernels():
             "MedLDAClassifier(3, max_iter=2, sampler='gibbs').fit(corpus, corpus.single_labels())\n"
             "used = [n for m in (light, blocked) for n, v in vars(m).items() if getattr(v, 'signatures', None)]\n"
             "print(sorted(warmup._COMPILED), used)\n")
-    assert _fresh_process_prints(code, 300) == "[('gibbs',)] []"
+    assert _fresh_process_prints(code, 300) == "[('gibbs', 'tasks')] []"
 
 
 @pytest.mark.slow
