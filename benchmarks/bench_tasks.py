@@ -25,10 +25,11 @@
 
 ``--seeds`` repeats every run with each seed. ``--trace`` adds each classification fit's training
 accuracy after every iteration (metric ``train_accuracy_trace``, a list); ``--settings`` (JSON
-objects of estimator arguments) applies to news, r52, r8 and synthetic as well. ``--eta-lag`` (r52, r8,
-synthetic) measures how far light's eta lies from its exact conditional (``EtaLag``). Derived rows compare means over the seeds within
-the run: logistic - hinge, one-vs-rest - multitask, and the training time at K = 400 over K = 100
-(single fits of a topic model differ by about 0.005-0.01 accuracy from seed to seed).
+objects of estimator arguments) applies to news, reuters, r52, r8 and synthetic as well.
+``--eta-lag`` (r52, r8, synthetic) measures how far light's eta lies from its exact conditional
+(``EtaLag``). Derived rows compare means over the seeds within the run: logistic - hinge,
+one-vs-rest - multitask, and the training time at K = 400 over K = 100 (single fits of a topic
+model differ by about 0.005-0.01 accuracy from seed to seed).
 
     python benchmarks/bench_tasks.py --parts news --ks 50,100 --samplers light --strategies multitask \\
         --losses hinge,logistic
@@ -239,17 +240,17 @@ def reuters_runs(out: RowWriter, args) -> None:
     train, test = _split(args.data / ARCHIVES["reuters"])
     names = sorted({lab for labs in train.multi_labels() for lab in labs})
     Y, Y_test = indicator(train.multi_labels(), names), indicator(test.multi_labels(), names)
-    grid = [(k, sampler, strategy, seed) for k in args.reuters_ks for sampler in args.samplers
-            for strategy in args.strategies for seed in args.seeds]
-    for k, sampler, strategy, seed in grid:
+    grid = [(k, sampler, strategy, seed, setting) for k in args.reuters_ks for sampler in args.samplers
+            for strategy in args.strategies for seed in args.seeds for setting in _settings(args)]
+    for k, sampler, strategy, seed, setting in grid:
         model = MedLDAClassifier(k, sampler=sampler, strategy=strategy, max_iter=args.reuters_iters,
                                  positive_cost=args.positive_cost, n_jobs=_jobs(args, strategy),
-                                 random_state=seed).fit(train, Y)
+                                 random_state=seed, **setting).fit(train, Y)
         tic = time.perf_counter()
         pred = np.asarray(model.predict(test))
         seconds = time.perf_counter() - tic
         config = {"part": "reuters", "sampler": sampler, "strategy": strategy, "n_topics": k,
-                  "positive_cost": args.positive_cost}
+                  "positive_cost": args.positive_cost, **setting}
         _fit_rows(out, config, model, seconds, f1_scores(Y_test, pred), seed)
 
 

@@ -3,12 +3,16 @@ of it (the parameter untouched, the resolved sampler in ``sampler_``)."""
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
 import pytest
 
 import medlda.samplers.choice as choice
 from medlda import LDA, MedLDAClassifier, MedLDARegressor
+from medlda.exceptions import ModelFileError
 from medlda.io.model_file import load_model
-from medlda.samplers import choose_sampler, describe_choice, resolve_sampler
+from medlda.samplers import choose_sampler, describe_choice, resolve_sampler, resolve_steps
 
 
 def test_gibbs_up_to_the_measured_number_of_topics_then_light():
@@ -68,3 +72,73 @@ def test_the_command_line_says_which_sampler_auto_took(capsys):
     assert main(["demo", "--docs", "100", "--iters", "1", "--topics", "3", "--sampler", "gibbs"]) == 0
     out = capsys.readouterr().out
     assert "sampler: gibbs\n" in out and "auto" not in out
+
+
+def test_light_takes_more_steps_past_the_measured_number_of_classes():
+    few, many = choice.LIGHT_STEPS, choice.LIGHT_STEPS_MANY_CLASSES
+    assert few < many
+    for n_tasks in (0, 1, choice.MANY_CLASSES):
+        assert resolve_steps("auto", n_tasks) == few
+    assert resolve_steps("auto", choice.MANY_CLASSES + 1) == resolve_steps("auto", 52) == many
+    assert resolve_steps("auto", 90, multilabel=True) == few  # weaker label terms: more steps did not help
+    assert resolve_steps(3, 90) == resolve_steps(3, 0) == 3
+
+
+def _edit_metadata(src, dst, edit) -> None:
+    """A copy of model file ``src`` with ``edit(metadata)`` applied."""
+    with np.load(src, allow_pickle=False) as archive:
+        arrays = {k: archive[k] for k in archive.files}
+    meta = json.loads(arrays["__metadata__"].tobytes())
+    edit(meta)
+    arrays["__metadata__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    np.savez(dst, **arrays)
+
+
+class _Compiled(Exception):
+    """Raised by the sweeps' spy once it has seen what a fit asks for."""
+
+
+def test_a_fit_runs_the_steps_its_classes_resolve_to_and_keeps_auto(multiclass_corpus, multilabel_corpus, monkeypatch,
+                                                                    tmp_path):
+    """Three classes with MANY_CLASSES lowered to 2: a light fit asks for the many-class steps, a
+    one-vs-rest model's binary models and a multi-label model for the few; ``n_mh_`` says so,
+    before and after a file."""
+    import medlda.samplers.light as light
+
+    corpus, _ = multiclass_corpus
+    y = corpus.single_labels()
+    monkeypatch.setattr(choice, "MANY_CLASSES", 2)
+    monkeypatch.setattr(choice, "LIGHT_STEPS_MANY_CLASSES", 7)
+    asked = []
+
+    def spy(mode, tasks, n_mh):
+        asked.append(n_mh)
+        raise _Compiled
+
+    monkeypatch.setattr(light, "sweeps_for", spy)
+    with pytest.raises(_Compiled):
+        MedLDAClassifier(4, max_iter=2, sampler="light", random_state=0).fit(corpus, y)
+    assert asked == [7]
+    monkeypatch.undo()
+    monkeypatch.setattr(choice, "MANY_CLASSES", 2)
+    model = MedLDAClassifier(4, max_iter=2, sampler="gibbs", random_state=0).fit(corpus, y)
+    assert model.get_params()["n_mh"] == "auto" and model.n_mh_ == choice.LIGHT_STEPS_MANY_CLASSES
+    model.save(tmp_path / "m.npz")
+    assert load_model(tmp_path / "m.npz").n_mh_ == choice.LIGHT_STEPS_MANY_CLASSES
+    _edit_metadata(tmp_path / "m.npz", tmp_path / "bare.npz", lambda meta: meta.pop("n_mh"))
+    with pytest.raises(ModelFileError, match="n_mh 'auto' needs n_mh in the metadata"):
+        load_model(tmp_path / "bare.npz")
+    # a file that does not keep n_mh_ names its steps in its params
+    _edit_metadata(tmp_path / "m.npz", tmp_path / "old.npz",
+                   lambda meta: (meta.pop("n_mh"), meta["params"].update(n_mh=6)))
+    assert load_model(tmp_path / "old.npz").n_mh_ == 6
+    ovr = MedLDAClassifier(4, max_iter=2, sampler="gibbs", strategy="ovr", n_jobs=1, random_state=0).fit(corpus, y)
+    assert ovr.n_mh_ == choice.LIGHT_STEPS
+    ovr.save(tmp_path / "ovr.npz")
+    assert load_model(tmp_path / "ovr.npz").n_mh_ == choice.LIGHT_STEPS
+    assert MedLDAClassifier(4, max_iter=2, n_mh=5, random_state=0).fit(corpus, y).n_mh_ == 5
+    labels, truth = multilabel_corpus
+    multilabel = MedLDAClassifier(4, max_iter=2, sampler="gibbs", random_state=0).fit(labels, truth.Y)
+    assert multilabel.multilabel_ and multilabel.n_mh_ == choice.LIGHT_STEPS
+    multilabel.save(tmp_path / "multilabel.npz")
+    assert load_model(tmp_path / "multilabel.npz").n_mh_ == choice.LIGHT_STEPS

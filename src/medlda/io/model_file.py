@@ -119,6 +119,8 @@ def save_model(model: Any, path: str | os.PathLike, vectorizer: Any = None) -> N
         meta["data_selection"] = model.data_selection_
     if getattr(model, "sampler_", None):
         meta["sampler"] = model.sampler_  # the sampler that trained it ("auto" resolved)
+    if getattr(model, "n_mh_", None):
+        meta["n_mh"] = model.n_mh_  # the light sampler's steps per token ("auto" resolved)
     if hasattr(model, "eta_samples_"):
         arrays["eta_samples"] = model.eta_samples_
     if model.optimize_alpha:  # the learned prior (one-vs-rest: the binary models', stacked)
@@ -275,6 +277,9 @@ def _rebuild(path: Path, meta: dict, arrays: dict):
         if model.c_ == "auto":
             raise where.fail("inconsistent model file: a MedLDARegressor with c 'auto' needs c_ (the c it used)")
         model.train_score_ = meta["train_score"]
+    model.n_mh_ = meta.get("n_mh", model.n_mh)  # files without it name their steps in params
+    if model.n_mh_ == "auto":
+        raise where.fail("inconsistent model file: n_mh 'auto' needs n_mh in the metadata (the steps it ran)")
     if getattr(model, "n_chains", 1) > 1:
         model.rebuild_chains()
     return model

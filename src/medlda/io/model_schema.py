@@ -33,6 +33,7 @@ from medlda.limits import FILES, SWEEPS, WORDS
 META_KEY = "__metadata__"
 LARGEST = 2 ** 53  # the largest parameter value read (beyond it, sums with counts leave int64 and exact floats)
 SEED = integer(0, 2 ** 128)
+SWEEP_COUNT = Field(lambda v: integer(1).test(v) and v <= SWEEPS.value, "an integer >= 1 within the sweeps' limit")
 VERSION = Field(lambda v: isinstance(v, str) and re.fullmatch(r"[\w.+-]{1,40}", v) is not None, "a version")
 STRINGS = Field(lambda v: isinstance(v, dict) and all(isinstance(x, str) and len(x) <= 100 and x.isprintable()
                                                       for x in v.values()),
@@ -72,8 +73,9 @@ DATA_FORMATS = ("bow", "ldac", "folder", "reuters", "csv", "tsv", "jsonl", "txt"
 DATA_SELECTION = {"format": Field(lambda v: v in DATA_FORMATS, f"one of {', '.join(DATA_FORMATS)}").or_none(),
                   "categories": names(True).or_none(), "label_column": NAME.or_none(),
                   "text_column": NAME.or_none()}
+# sampler, n_mh: the fitted sampler_ and n_mh_ (params say "auto" when they were chosen)
 COMMON_OPTIONAL = {"environment": STRINGS, "vectorizer": OBJECT, "data_selection": OBJECT,
-                   "sampler": NAME}  # sampler: the fitted sampler_ (params say "auto" when it was chosen)
+                   "sampler": NAME, "n_mh": SWEEP_COUNT}
 # per estimator: (required fields, optional fields, required members, optional members); an
 # estimator not named here is read as LDA is
 FORMATS: dict[str, tuple[dict, dict, set, set]] = {

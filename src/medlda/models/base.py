@@ -31,7 +31,7 @@ from medlda.models.signature import FormerName, current_names, make_init
 from medlda.models.texts import no_text_hint, remember_words, text_preprocessing
 from medlda.models.topics import TopicWords
 from medlda.reporting.reports import Summary, model_summary
-from medlda.samplers import make_sampler, resolve_sampler
+from medlda.samplers import make_sampler, resolve_sampler, resolve_steps
 from medlda.samplers.inference import cvb0_infer
 
 
@@ -137,9 +137,13 @@ class TopicModel(TopicWords, BaseEstimator):
         """The sampler of ``sampler``, "auto" resolved for ``n_tasks`` tasks (``choose_sampler``)."""
         return make_sampler(resolve_sampler(self.sampler, self.n_components, n_tasks),
                             light_variant=self.light_variant, proposal=self.proposal,
-                            n_mh=self.n_mh, n_gibbs=getattr(self, "n_gibbs", 2),
+                            n_mh=self._steps(n_tasks), n_gibbs=getattr(self, "n_gibbs", 2),
                             eta_draw=getattr(self, "eta_draw", "auto"), n_jobs=self._sampler_threads(),
                             block_simulation=getattr(self, "block_simulation", "nested"), phi_every=self.phi_every)
+
+    def _steps(self, n_tasks: int) -> int:
+        """Light's MH steps per token for ``n_tasks`` tasks (``n_mh`` "auto" resolved)."""
+        return resolve_steps(self.n_mh, n_tasks, getattr(self, "multilabel_", False))
 
     def _sampler_threads(self) -> int:
         """Threads of a chain (light's sweeps, the aux draws): n_jobs as joblib reads it (None: 1,
@@ -168,7 +172,7 @@ class TopicModel(TopicWords, BaseEstimator):
         ``measure(state)`` adds entries to the trace (e.g. held-out perplexity)."""
         n_tasks = 0 if supervision is None else supervision.targets.shape[1]
         sampler = self._sampler = self._make_sampler(n_tasks)
-        self.sampler_ = sampler.name  # the resolved sampler (``sampler`` may be "auto")
+        self.sampler_, self.n_mh_ = sampler.name, self._steps(n_tasks)  # "auto" resolved
         if supervision is not None and not sampler.supports_supervision:
             raise ValueError(f"sampler={self.sampler!r} is for unsupervised LDA only; "
                              f"{type(self).__name__} needs sampler='gibbs' or 'light'")

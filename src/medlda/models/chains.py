@@ -147,7 +147,7 @@ def _transform(model, corpus) -> np.ndarray:
 
 
 # what every chain of a model read from a file shares with it (a file keeps no chain's own)
-_SHARED = ("n_features_in_", "vocabulary_", "n_iter_", "sampler_", "classes_", "multilabel_", "c_", "margin_",
+_SHARED = ("n_features_in_", "vocabulary_", "n_iter_", "sampler_", "n_mh_", "classes_", "multilabel_", "c_", "margin_",
            "positive_cost_", "y_mean_", "y_scale_")
 
 
@@ -161,6 +161,7 @@ class ChainAverage:
         chains, self.fit_stats_ = fit_chains(self, corpus, y, weight)
         self._take_chains(chains)
         self.sampler_ = chains[0].sampler_
+        self.n_mh_ = chains[0].n_mh_
         self.n_iter_ = self.max_iter
         self.n_features_in_ = corpus.n_words
         remember_words(self, corpus, self._fit_input)

@@ -155,7 +155,7 @@ vectorizer_, sampler_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
                          ovr_seeds(self.random_state, indicator.shape[1]), self.n_jobs, self.backend,
                          self.n_workers, self.ray_address)
         self._take_one_vs_rest(fitted)
-        self.sampler_ = self.estimators_[0].sampler_
+        self.sampler_, self.n_mh_ = self.estimators_[0].sampler_, self.estimators_[0].n_mh_
         self.fit_stats_ = fitted.fit_stats
         self.n_iter_ = self.max_iter
         self.n_features_in_ = corpus.n_words

@@ -41,6 +41,8 @@ class LDA(TransformerMixin, TopicModel):
         How raw texts become counts, for a model fitted on texts (``Corpus.from_texts``).
     sampler_ : str
         The sampler that ran (``sampler="auto"`` resolved).
+    n_mh_ : int
+        The light sampler's MH steps per token for this model (``n_mh="auto"`` resolved).
     n_iter_ : int
         Iterations run (all of ``max_iter``).
     trace_ : list of dict

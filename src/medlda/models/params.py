@@ -218,8 +218,11 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "'mixture' accepts with the ratio of the mixture of the three proposals, 'scan' with the ratio of "
           "the one picked (the papers' code); both are exact, and the mixture's ratio accepts more often.",
           "--proposal", "light sampler's MH proposals"),
-    Param("n_mh", 6, _SWEEPS1, "int", "Metropolis-Hastings steps per token (light sampler).", "--n-mh",
-          "light: MH steps per token", "N"),
+    Param("n_mh", "auto", Number(1, integer=True, auto=True, limit=SWEEPS), "int or 'auto'",
+          "Metropolis-Hastings steps per token (light sampler). 'auto': 6, or 12 for a classifier of more "
+          "than 20 classes (not multi-label), whose label terms the proposals follow less closely; the value "
+          "used is ``n_mh_``.", "--n-mh",
+          "light: MH steps per token (default 6; 12 for a classifier of over 20 classes)", "N"),
     Param("n_gibbs", 2, _SWEEPS1, "int",
           "Coordinate Gibbs sweeps over eta per iteration when the light sampler does not draw eta "
           "exactly (see eta_draw)."),

@@ -15,6 +15,7 @@ from medlda.samplers.choice import (
     choose_sampler,
     describe_choice,
     resolve_sampler,
+    resolve_steps,
 )
 
 SAMPLERS = tuple(REGISTRY)  # the registered samplers' names
@@ -22,4 +23,4 @@ SAMPLERS = tuple(REGISTRY)  # the registered samplers' names
 __all__ = ["BLOCK_SIMULATIONS", "ETA_DRAWS", "EXACT_ETA_SHARE", "GIBBS_MAX_TOPICS_LDA", "GIBBS_MAX_TOPICS_SUPERVISED",
            "LIGHT_VARIANTS", "PROPOSAL_MODES", "REGISTRY", "SAMPLERS", "BlockedGibbs", "ExactGibbs", "HashedCounts",
            "Light", "LightCache", "Sampler", "WarmUp", "choose_sampler", "describe_choice", "make_sampler", "register",
-           "resolve_sampler", "sampler_class"]
+           "resolve_sampler", "resolve_steps", "sampler_class"]
