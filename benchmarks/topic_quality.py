@@ -23,6 +23,7 @@ with its own vectorizer.
     python benchmarks/topic_quality.py                        # preprocessings, symmetric prior
     python benchmarks/topic_quality.py --models lda,medlda --preprocessings all --priors symmetric,optimized
     python benchmarks/topic_quality.py --tasks binary --preprocessings all --sigma2 100 --chains 4  # eta prior, chains
+    python benchmarks/topic_quality.py --tasks 20class --preprocessings all --ks 100 --background-topics 20
     python benchmarks/topic_quality.py --tasks binary --ks 5 --iters 2 --seeds 0   # smoke
 """
 
@@ -133,10 +134,12 @@ def runs(out: RowWriter, args) -> None:
                             if kind == "lda":
                                 fit_rows(out, config, LDA(k, **common).fit(train), test, None, seed)
                             else:
-                                model = MedLDAClassifier(k, sigma2=args.sigma2, n_chains=args.chains, **inference,
+                                model = MedLDAClassifier(k, sigma2=args.sigma2, n_chains=args.chains,
+                                                         background_topics=args.background_topics, **inference,
                                                          **common).fit(train, y)
-                                fit_rows(out, {**config, "sigma2": args.sigma2, "n_chains": args.chains}, model,
-                                         test, y_test, seed)
+                                fit_rows(out, {**config, "sigma2": args.sigma2, "n_chains": args.chains,
+                                               "background_topics": args.background_topics}, model, test, y_test,
+                                         seed)
 
 
 def summary(rows: list[dict]) -> list[dict]:
@@ -215,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="MedLDA's inference for prediction (default: the estimator's)")
     p.add_argument("--sigma2", type=float, default=1.0, help="MedLDA's prior variance of eta (its default: 1)")
     p.add_argument("--chains", type=int, default=1, help="MedLDA's n_chains (its default: 1)")
+    p.add_argument("--background-topics", type=int, default=0,
+                   help="MedLDA's background_topics: topics without classifier weights (its default: 0)")
     p.add_argument("--max-df", type=float, default=0.2, help="all-maxdf: the largest document fraction kept")
     add_out_argument(p)
     args = p.parse_args(argv)

@@ -61,7 +61,8 @@ class LocalBackend:
             return None
         kappa, w = draw_aux(supervision.loss, self.omega, supervision.targets, rng, self.n_jobs)
         sampler.sweep(state, supervision.eta, kappa, w, rng)
-        supervision.eta, self.omega = sampler.draw_eta(state, supervision.eta, kappa, w, supervision.nu, rng)
+        supervision.eta, self.omega = sampler.draw_eta(state, supervision.eta, kappa, w, supervision.nu, rng,
+                                                       supervision.n_supervised)
         return self.omega
 
     def set_alpha(self, alpha: np.ndarray) -> None:

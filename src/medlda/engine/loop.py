@@ -19,13 +19,16 @@ from medlda.engine.state import ChainArrays, ChainState
 @dataclass
 class Supervision:
     """What ties the topics to the labels: a loss, task targets (D, T), the prior on eta (its
-    precision ``nu``), the current eta (T, K), and an optional training metric of omega."""
+    precision ``nu``), the current eta (T, K), an optional training metric of omega, and how many
+    of the topics, the first ones, carry weights (None: all; the others are background topics,
+    their weights held at 0)."""
 
     loss: object
     targets: np.ndarray
     nu: float
     eta: np.ndarray
     metric: Callable[[np.ndarray], float] | None = None
+    n_supervised: int | None = None
 
 
 @dataclass

@@ -190,7 +190,7 @@ class RayBackend:
             return None
         gram = sum(out["gram"] for out in outs)
         linear = sum(out["linear"] for out in outs)
-        supervision.eta = draw_eta_from_statistics(gram, linear, supervision.nu, rng)
+        supervision.eta = draw_eta_from_statistics(gram, linear, supervision.nu, rng, supervision.n_supervised)
         return self.set_eta(supervision.eta, self.want_omega)
 
     def log_joint(self) -> float:

@@ -12,7 +12,6 @@ from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from medlda.data.corpus import Corpus
 from medlda.data.counts import count_matrix_shape
-from medlda.engine.loop import Supervision
 from medlda.engine.state import ChainState
 from medlda.evaluation.calibration import calibration_size, fit_proba_scale, log_proba_from_omega
 from medlda.evaluation.metrics import subset_accuracy
@@ -24,6 +23,7 @@ from medlda.models.inputs import check_sample_weight, class_doc_weight, fit_corp
 from medlda.models.labels import codes_from_omega, label_indicator, labels_of, warn_uncarried_labels
 from medlda.models.ovr import OneVsRest, fit_ovr, ovr_seeds
 from medlda.models.params import ETA, INFERENCE, PRIOR, RUN, SAMPLING, declared
+from medlda.models.supervision import supervision_for
 from medlda.models.texts import remember_words
 
 # what a one-vs-rest binary model does not inherit: one process, no checkpoints, its documents' weights as given
@@ -84,8 +84,8 @@ vectorizer_, sampler_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
     0.87
     """
 
-    parameters = declared((*PRIOR, "c", "margin", "sigma2", "positive_cost", "class_weight", "loss", "strategy",
-                           "n_jobs", "n_chains", *SAMPLING, *ETA, *INFERENCE, *RUN))
+    parameters = declared((*PRIOR, "c", "margin", "sigma2", "background_topics", "positive_cost", "class_weight",
+                           "loss", "strategy", "n_jobs", "n_chains", *SAMPLING, *ETA, *INFERENCE, *RUN))
 
     def __sklearn_tags__(self):
         return poor_score_tags(super().__sklearn_tags__())
@@ -215,9 +215,7 @@ vectorizer_, sampler_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
         loss.doc_weight = weight
         targets = loss.encode(indicator)
         truth = self._codes(indicator.astype(np.float64) - 0.5)
-        supervision = Supervision(loss, targets, 1.0 / self.sigma2,
-                                  np.zeros((targets.shape[1], self.n_components)),
-                                  metric=lambda omega: subset_accuracy(self._codes(omega), truth))
+        supervision = supervision_for(self, loss, targets, lambda omega: subset_accuracy(self._codes(omega), truth))
         state, result = self._fit_topics(corpus, supervision, rng, n_eta_keep=min(self.n_eta_avg, self.max_iter))
         self.eta_samples_ = result.eta_samples
         self.train_accuracy_ = result.trace[-1]["train_accuracy"]

@@ -246,6 +246,10 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "hinge margin l (default: 164 for two classes, 64 for more, 8 for multi-label data)"),
     Param("sigma2", 1.0, Number(1 / HUGE, high=HUGE), "float", "Prior variance of each classifier weight eta_tk.",
           "--sigma2", "prior variance of eta"),
+    Param("background_topics", 0, _INT0, "int",
+          "Topics without classifier weights: the last this many of the n_components topics keep eta at 0, "
+          "so words that every class uses can gather there, out of the labels' pull (0: all are supervised).",
+          "--background-topics", "topics without classifier weights, the last N (default 0)", "N"),
     Param("positive_cost", "auto", Number(0, open=True, auto=True, high=HUGE), "float or 'auto'",
           "Multiplies c on the positive examples of every task (the documents that carry the task's label; "
           "for two classes, those of ``classes_[1]``): a cost-sensitive loss for rare labels. 'auto' is the "

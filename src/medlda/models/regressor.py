@@ -16,13 +16,13 @@ from sklearn.base import RegressorMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from medlda.data.counts import count_matrix_shape
-from medlda.engine.loop import Supervision
 from medlda.evaluation.metrics import r2
 from medlda.losses import make_loss, regression_c
 from medlda.models.base import TopicModel
 from medlda.models.chains import ChainAverage
 from medlda.models.inputs import check_sample_weight, fit_corpus, poor_score_tags
 from medlda.models.params import INFERENCE, PRIOR, REGRESSOR_PARAMS, RUN, SAMPLING, declared
+from medlda.models.supervision import supervision_for
 
 
 class MedLDARegressor(RegressorMixin, TransformerMixin, ChainAverage, TopicModel):
@@ -67,8 +67,8 @@ vectorizer_, sampler_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
     0.88
     """
 
-    parameters = declared((*PRIOR, "c", "epsilon", "sigma2", "loss", *SAMPLING, "n_gibbs", "eta_draw", "n_jobs",
-                           "n_chains", "n_eta_avg", *INFERENCE, *RUN), REGRESSOR_PARAMS)
+    parameters = declared((*PRIOR, "c", "epsilon", "sigma2", "background_topics", "loss", *SAMPLING, "n_gibbs",
+                           "eta_draw", "n_jobs", "n_chains", "n_eta_avg", *INFERENCE, *RUN), REGRESSOR_PARAMS)
 
     def __sklearn_tags__(self):
         return poor_score_tags(super().__sklearn_tags__())
@@ -128,8 +128,7 @@ vectorizer_, sampler_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
         loss = self._make_loss()
         loss.doc_weight = weight
         targets = loss.encode((y - self.y_mean_) / self.y_scale_)
-        supervision = Supervision(loss, targets, 1.0 / self.sigma2, np.zeros((1, self.n_components)),
-                                  metric=lambda omega: r2(targets[:, 0], omega[:, 0]))
+        supervision = supervision_for(self, loss, targets, lambda omega: r2(targets[:, 0], omega[:, 0]))
         rng = np.random.default_rng(self.random_state)
         _, result = self._fit_topics(corpus, supervision, rng, n_eta_keep=min(self.n_eta_avg, self.max_iter))
         self.eta_samples_ = result.eta_samples * self.y_scale_  # in the response's units

@@ -65,8 +65,9 @@ class Sampler:
         return True
 
     def draw_eta(self, state, eta: np.ndarray, kappa: np.ndarray, w: np.ndarray, nu: float,
-                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """A new eta (T, K) given the chain, and omega = zbar @ eta.T (D, T) for it."""
+                 rng: np.random.Generator, n_supervised: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """A new eta (T, K) given the chain, and omega = zbar @ eta.T (D, T) for it; only the
+        first ``n_supervised`` topics carry weights (None: all), the others' stay 0."""
         raise ValueError(f"the {self.name} sampler is for unsupervised LDA only: it has no classifier")
 
     def infer(self, word_ids: np.ndarray, doc_ptr: np.ndarray, phi_wk: np.ndarray, alpha: np.ndarray,

@@ -31,20 +31,22 @@ def topic_pairs(n_dk: np.ndarray, n_threads: int = 1) -> float:
 
 
 def exact_eta(state, kappa: np.ndarray, w: np.ndarray, nu: float, rng: np.random.Generator,
-              n_threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+              n_threads: int = 1, n_supervised: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """One exact draw of eta (T, K) given the chain's zbar, and omega = zbar @ eta.T (D, T) for it,
     both read from zbar's sparse rows built from the doc-topic counts (no dense zbar); on
-    ``n_threads`` threads, the same bits on any number of them."""
+    ``n_threads`` threads, the same bits on any number of them. Only the first ``n_supervised``
+    topics carry weights (``draw_eta_from_statistics``)."""
     rows = zbar_rows(state.n_dk, np.maximum(state.doc_lengths, 1).astype(np.float64), n_threads)
-    eta = draw_eta_from_statistics(*row_statistics(rows, state.n_dk.shape[1], kappa, w, n_threads), nu, rng)
+    eta = draw_eta_from_statistics(*row_statistics(rows, state.n_dk.shape[1], kappa, w, n_threads), nu, rng,
+                                   n_supervised)
     return eta, rows_to_omega(rows, eta, n_threads)
 
 
 def draw_eta_exact(zbar: np.ndarray, kappa: np.ndarray, w: np.ndarray, nu: float,
-                   rng: np.random.Generator) -> np.ndarray:
+                   rng: np.random.Generator, n_supervised: int | None = None) -> np.ndarray:
     """One exact draw of eta (T, K) given a dense zbar (D, K): per task, mean + L^{-T} eps with
     P = L L^T (O(D K + T sum_d m_d^2 + T K^3) for documents of m_d topics)."""
-    return draw_eta_from_statistics(*eta_statistics(zbar, kappa, w), nu, rng)
+    return draw_eta_from_statistics(*eta_statistics(zbar, kappa, w), nu, rng, n_supervised)
 
 
 def eta_statistics(zbar: np.ndarray, kappa: np.ndarray, w: np.ndarray,
@@ -115,18 +117,21 @@ def rows_to_omega(rows: tuple, eta: np.ndarray, n_threads: int = 1) -> np.ndarra
 
 
 def draw_eta_from_statistics(gram: np.ndarray, linear: np.ndarray, nu: float,
-                             rng: np.random.Generator) -> np.ndarray:
+                             rng: np.random.Generator, n_supervised: int | None = None) -> np.ndarray:
     """One exact draw of eta (T, K) from the statistics of :func:`eta_statistics`: precision
-    nu I + gram_t, mean precision^{-1} linear_t."""
+    nu I + gram_t, mean precision^{-1} linear_t. With ``n_supervised`` = S < K the last K - S
+    topics are background topics, their weights held at 0: the first S are drawn from their
+    conditional given those zeros (precision and linear term restricted to the first S)."""
     n_tasks, n_topics = linear.shape
-    eta = np.empty((n_tasks, n_topics))
+    free = n_topics if n_supervised is None else int(n_supervised)
+    eta = np.zeros((n_tasks, n_topics))
     for t in range(n_tasks):
-        precision = gram[t].copy()
-        precision[np.diag_indices(n_topics)] += nu
+        precision = gram[t, :free, :free].copy()
+        precision[np.diag_indices(free)] += nu
         chol = cholesky(precision, lower=True)
-        mean = cho_solve((chol, True), linear[t])
-        eps = rng.standard_normal(n_topics)
-        eta[t] = mean + solve_triangular(chol.T, eps, lower=False)
+        mean = cho_solve((chol, True), linear[t, :free])
+        eps = rng.standard_normal(free)
+        eta[t, :free] = mean + solve_triangular(chol.T, eps, lower=False)
     return eta
 
 

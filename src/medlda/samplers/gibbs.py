@@ -46,9 +46,9 @@ class ExactGibbs(Sampler):
             gibbs_sweep(tokens, counts, state.alpha, state.beta, state.vbeta, Supervision(eta, kappa, w),
                         state.streams)
 
-    def draw_eta(self, state, eta, kappa, w, nu, rng) -> tuple[np.ndarray, np.ndarray]:
+    def draw_eta(self, state, eta, kappa, w, nu, rng, n_supervised=None) -> tuple[np.ndarray, np.ndarray]:
         """eta from its exact Gaussian conditional, and omega = zbar @ eta.T (D, T) with it."""
-        return exact_eta(state, kappa, w, nu, rng)
+        return exact_eta(state, kappa, w, nu, rng, 1, n_supervised)
 
     def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs: int = 1,
               progress=None, doc_seeded: bool = False) -> np.ndarray:

@@ -29,6 +29,7 @@ from medlda._kernels.light.word_hash import (
 from medlda._kernels.records import AlphaTable, Counts, MoveLog, PhiTables, Supervision, Tokens, WordHash
 from medlda._kernels.rng import make_streams, stream_chunks
 from medlda.samplers.base import ETA_DRAWS, Sampler, WarmUp, register
+from medlda.samplers.choice import LIGHT_STEPS
 from medlda.samplers.eta import exact_eta, exact_eta_cost, shift_eta, topic_pairs
 from medlda.samplers.inference import gibbs_infer
 from medlda.samplers.saved_hash import check_saved_hash
@@ -308,7 +309,7 @@ class Light(Sampler):
         n_docs, n_tokens, n_topics = sizes
         return not self._exact_eta_is_cheap(n_docs, n_tokens, n_topics, n_tasks)
 
-    def draw_eta(self, state, eta, kappa, w, nu, rng) -> tuple[np.ndarray, np.ndarray]:
+    def draw_eta(self, state, eta, kappa, w, nu, rng, n_supervised=None) -> tuple[np.ndarray, np.ndarray]:
         """eta drawn exactly, or by n_gibbs coordinate Gibbs sweeps (docs/mathematics.md §5) on zbar's sparse
         topic columns followed by one draw of each task's bias (``shift_eta``); returns eta and
         omega = zbar @ eta.T (D, T) for it. "auto" draws exactly where that is cheap or eta is
@@ -316,19 +317,30 @@ class Light(Sampler):
         1 / ``exact_eta_every`` (a uniform from ``rng``): a random choice between two kernels that
         both leave eta's conditional invariant. Coordinate sweeps mix slowly when
         topics are few and the loss is sharp, and lag eta's conditional as it moves with Z when
-        the classes are many (docs/benchmarks.md, "Label learning on many classes")."""
+        the classes are many (docs/benchmarks.md, "Label learning on many classes"). Only the
+        first ``n_supervised`` topics carry weights (None: all); the sweeps and the bias draw
+        then run on their columns alone."""
         if self.eta_draw == "auto":
             every = self.exact_eta_every(state, eta.shape[0])
             if every == 1 or not eta.any() or rng.random() * every < 1.0:
-                return exact_eta(state, kappa, w, nu, rng, int(self.n_jobs))
+                return exact_eta(state, kappa, w, nu, rng, int(self.n_jobs), n_supervised)
         if self.eta_draw == "exact":
-            return exact_eta(state, kappa, w, nu, rng, int(self.n_jobs))
+            return exact_eta(state, kappa, w, nu, rng, int(self.n_jobs), n_supervised)
         columns = state.topic_columns()
-        eta = eta.copy()
+        free = eta.shape[1] if n_supervised is None else int(n_supervised)
         omega = state.omega(eta, columns)
-        normals = rng.standard_normal((self.n_gibbs,) + eta.shape)
-        coordinate_eta_sweeps(columns, kappa, w, omega, eta, nu, normals, int(self.n_jobs))
-        shift_eta(eta, omega, kappa, w, (state.doc_lengths > 0).astype(np.float64), nu, rng)
+        supervised = (columns[0][:free + 1], columns[1], columns[2])
+        weights = np.array(eta[:, :free], dtype=np.float64)  # a contiguous copy
+        normals = rng.standard_normal((self.n_gibbs,) + weights.shape)
+        coordinate_eta_sweeps(supervised, kappa, w, omega, weights, nu, normals, int(self.n_jobs))
+        if free == eta.shape[1]:
+            row_sums = (state.doc_lengths > 0).astype(np.float64)
+        else:  # each document's share of tokens in the supervised topics
+            ptr, doc, value = supervised
+            row_sums = np.bincount(doc[:ptr[free]], weights=value[:ptr[free]], minlength=omega.shape[0])
+        shift_eta(weights, omega, kappa, w, row_sums, nu, rng)
+        eta = np.zeros(eta.shape)
+        eta[:, :free] = weights
         return eta, state.omega(eta, columns)  # summed afresh: the sweeps' running omega drifts in the last bits
 
     def infer(self, word_ids, doc_ptr, phi_wk, alpha, n_burn, n_avg, rng, n_jobs: int = 1,
@@ -348,10 +360,11 @@ class Light(Sampler):
 
     @classmethod
     def every_warm_up_group(cls) -> list[tuple]:
-        """Each variant at the default proposals, on one thread and two, for LDA and for one task
-        with either eta draw (the groups of every such run, so that none warms up again)."""
-        return [(cls.name, variant, threaded, "mixture", 6, tasks, coordinate) for variant in LIGHT_VARIANTS
-                for threaded in (False, True) for tasks in (0, 1) for coordinate in ((False, True) if tasks else (False,))]
+        """Each variant at the default proposals and steps, on one thread and two, for LDA and for
+        one task with either eta draw (the groups of every such run, so that none warms up again)."""
+        return [(cls.name, variant, threaded, "mixture", LIGHT_STEPS, tasks, coordinate)
+                for variant in LIGHT_VARIANTS for threaded in (False, True) for tasks in (0, 1)
+                for coordinate in ((False, True) if tasks else (False,))]
 
     @classmethod
     def warm_up_plan(cls, group: tuple) -> WarmUp:
