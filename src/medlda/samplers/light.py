@@ -333,7 +333,7 @@ class Light(Sampler):
         weights = np.array(eta[:, :free], dtype=np.float64)  # a contiguous copy
         normals = rng.standard_normal((self.n_gibbs,) + weights.shape)
         coordinate_eta_sweeps(supervised, kappa, w, omega, weights, nu, normals, int(self.n_jobs))
-        if free == eta.shape[1]:
+        if free == eta.shape[1]:  # zbar's rows sum to 1 (0 for an empty document), exactly, not as summed
             row_sums = (state.doc_lengths > 0).astype(np.float64)
         else:  # each document's share of tokens in the supervised topics
             ptr, doc, value = supervised
