@@ -71,7 +71,9 @@ def test_the_command_line_says_which_sampler_auto_took(capsys):
     assert result["sampler"] == "gibbs" and result["sampler_choice"] == "gibbs (auto: K=3, 2 classes)"
     assert main(["demo", "--docs", "100", "--iters", "1", "--topics", "3", "--sampler", "gibbs"]) == 0
     out = capsys.readouterr().out
-    assert "sampler: gibbs\n" in out and "auto" not in out
+    assert "sampler: gibbs\n" in out and "auto" not in out and "MH steps" not in out
+    assert main(["demo", "--docs", "100", "--iters", "1", "--topics", "3", "--sampler", "light"]) == 0
+    assert "sampler: light, 6 MH steps per token\n" in capsys.readouterr().out
 
 
 def test_light_takes_more_steps_past_the_measured_number_of_classes():

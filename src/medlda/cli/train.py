@@ -189,6 +189,8 @@ def _train_summary(model, train: Corpus, args) -> dict:
         "n_train_tokens": train.n_tokens, "n_words": train.n_words,
         "train_empty_skipped": train.n_empty_skipped, "log_joint": model.log_joint_,
     }
+    if model.sampler_ == "light":
+        result["n_mh"] = model.n_mh_  # its MH steps per token ("auto" resolved)
     if hasattr(model, "train_accuracy_"):
         result["train_accuracy"] = model.train_accuracy_
     if hasattr(model, "train_score_"):
@@ -214,7 +216,8 @@ def _report(model, result: dict, args) -> None:
             if key in result:
                 print(f"{_measure_name(key, tested)}: {result[key]:.4f}")
         return
-    print(f"sampler: {result['sampler_choice']}")
+    steps = f", {result['n_mh']} MH steps per token" if "n_mh" in result else ""
+    print(f"sampler: {result['sampler_choice']}{steps}")
     print(f"trained {result['n_topics']} topics, {result['n_iter']} iterations on "
           f"{result['n_train_docs']} documents, {result['n_train_tokens']} tokens: "
           f"{result['train_seconds']:.2f} s ({result['tokens_per_second'] / 1e6:.2f}M tokens/s; "
