@@ -62,7 +62,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, ClassDecisions, ChainA
     chains_ : list of MedLDAClassifier
         With ``n_chains`` > 1: the chains, whose topics are stacked and whose discriminants average.
     topic_word_counts_, topic_word_, components_, alpha_, n_features_in_, vocabulary_, \
-vectorizer_, sampler_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
+vectorizer_, sampler_, n_mh_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
         As in ``LDA`` (one-vs-rest: the binary models' topics stacked, n_classes * n_components
         of them).
 

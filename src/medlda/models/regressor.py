@@ -49,7 +49,7 @@ class MedLDARegressor(RegressorMixin, TransformerMixin, ChainAverage, TopicModel
     chains_ : list of MedLDARegressor
         With ``n_chains`` > 1: the chains, whose topics are stacked and whose predictions average.
     topic_word_counts_, topic_word_, components_, alpha_, n_features_in_, vocabulary_, \
-vectorizer_, sampler_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
+vectorizer_, sampler_, n_mh_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
         As in ``LDA``.
 
     See Also
