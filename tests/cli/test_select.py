@@ -1,5 +1,6 @@
-"""medlda train with several values of --c, --loss or --epsilon (and --topics): every combination
-is compared on a validation part of --train, the best trained again on all of it and tested."""
+"""medlda train with several values of a compared setting (--c, --loss, --sigma2, ...) and of --topics:
+every combination is compared on a validation part of --train, the best trained again on all of it
+and tested."""
 
 from __future__ import annotations
 
@@ -29,6 +30,17 @@ def test_several_c_and_topics_are_compared_as_a_grid_and_the_best_is_refit(capsy
     kept = load_model(best)
     assert (kept.n_components, kept.c) == (result["best"]["n_components"], result["best"]["c"])
     assert result["final"]["measured_on"] == "test" and result["final"]["n_train_docs"] == 500
+
+
+def test_the_priors_and_background_topics_are_compared_too(capsys, bow_files):
+    train, _ = bow_files
+    code, out, err = run(capsys, "train", "--train", train, "--holdout", "0.2", "--topics", "4", "--sigma2", "1,10",
+                         "--background-topics", "0,1", "--json", *QUICK)  # QUICK gives one --alpha-sum
+    assert code == 0, err
+    result = json.loads(out)
+    assert [r["setting"] for r in result["runs"]] == [
+        {"n_components": 4, "sigma2": s, "background_topics": b} for s in (1.0, 10.0) for b in (0, 1)]
+    assert result["final"]["measured_on"] == "holdout"
 
 
 def test_the_comparison_says_what_it_compares(capsys, bow_files):
