@@ -24,6 +24,8 @@ with its own vectorizer.
     python benchmarks/topic_quality.py --models lda,medlda --preprocessings all --priors symmetric,optimized
     python benchmarks/topic_quality.py --tasks binary --preprocessings all --sigma2 100 --chains 4  # eta prior, chains
     python benchmarks/topic_quality.py --tasks 20class --preprocessings all --ks 100 --background-topics 20
+    python benchmarks/topic_quality.py --tasks 20class --preprocessings all --ks 100 --background-topics 20 \
+        --sigma2 10 --alpha-sum 50                             # a smoother document prior, both models
     python benchmarks/topic_quality.py --tasks binary --ks 5 --iters 2 --seeds 0   # smoke
 """
 
@@ -131,6 +133,8 @@ def runs(out: RowWriter, args) -> None:
                                       "sampler": args.sampler, "iters": args.iters}
                             common = dict(optimize_alpha=PRIORS[prior], sampler=args.sampler, max_iter=args.iters,
                                           random_state=seed, n_jobs=1)
+                            if args.alpha_sum is not None:
+                                config["alpha_sum"] = common["alpha_sum"] = args.alpha_sum
                             if kind == "lda":
                                 fit_rows(out, config, LDA(k, **common).fit(train), test, None, seed)
                             else:
@@ -217,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--inference", choices=INFERENCE_METHODS, default=None,
                    help="MedLDA's inference for prediction (default: the estimator's)")
     p.add_argument("--sigma2", type=float, default=1.0, help="MedLDA's prior variance of eta (its default: 1)")
+    p.add_argument("--alpha-sum", type=float, default=None,
+                   help="both models' alpha_sum, the document-topic prior's mass (default: theirs, 6.4)")
     p.add_argument("--chains", type=int, default=1, help="MedLDA's n_chains (its default: 1)")
     p.add_argument("--background-topics", type=int, default=0,
                    help="MedLDA's background_topics: topics without classifier weights (its default: 0)")
