@@ -1,11 +1,23 @@
-"""Text reports: an empty topic shows no words anywhere, and the confusion matrix names every
-class in full."""
+"""Text reports: an empty topic shows no words anywhere, background topics are marked and explain no
+class, and the confusion matrix names every class in full."""
 
 from __future__ import annotations
 
 import copy
 
-from medlda.reporting.reports import class_topic_lines, confusion_lines, topic_lines, topic_words, topics_json
+import numpy as np
+
+from medlda import MedLDAClassifier
+from medlda.reporting.html import report_html
+from medlda.reporting.reports import (
+    background_mask,
+    class_topic_lines,
+    class_topic_weights,
+    confusion_lines,
+    topic_lines,
+    topic_words,
+    topics_json,
+)
 
 
 def test_an_empty_topic_shows_no_filler_words(three_classes):
@@ -17,6 +29,21 @@ def test_an_empty_topic_shows_no_filler_words(three_classes):
     assert topics_json(model, 5)["topics"] == words
     assert topic_lines(model, 5)[2].endswith("(empty)")
     assert not any(line.startswith("  topic 2 ") for line in class_topic_lines(model, n_topics=6))
+
+
+def test_background_topics_are_marked_in_every_chain_and_explain_no_class(three_classes):
+    _, train, _, _ = three_classes
+    y = np.array(["a", "b", "c"])[np.arange(train.n_docs) % 3]
+    model = MedLDAClassifier(5, background_topics=2, n_chains=2, max_iter=3, sampler="light",
+                             random_state=0).fit(train, y)
+    assert np.flatnonzero(background_mask(model)).tolist() == [3, 4, 8, 9]  # the last 2 of each chain's 5
+    assert topics_json(model, 3)["background_topics"] == [3, 4, 8, 9]
+    lines = topic_lines(model, 3)
+    assert [", background)" in line or ", background," in line for line in lines] == [k % 5 >= 3 for k in range(10)]
+    for weighted in class_topic_weights(model, n_topics=10).values():
+        assert weighted and not {k for k, _ in weighted} & {3, 4, 8, 9}
+    page = report_html(model)
+    assert page.count("(background)</td>") == 4 and "<td>2 (background)</td>" not in page
 
 
 def test_confusion_names_each_class_whole():

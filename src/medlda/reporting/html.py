@@ -22,7 +22,7 @@ from medlda.evaluation.metrics import evaluate
 from medlda.evaluation.scoring import model_task
 from medlda.io.atomic import atomic_write_text
 from medlda.reporting.html_parts import Markup, bullet_list, cell, element, escape, figure, join, note, page, table
-from medlda.reporting.reports import class_topic_weights, model_summary, summary_lines, topic_shares
+from medlda.reporting.reports import background_mask, class_topic_weights, model_summary, summary_lines, topic_shares
 
 MEASURE_NAMES = {"accuracy": "accuracy", "f1_micro": "F1 (micro)", "f1_macro": "F1 (macro)",
                  "f1_weighted": "F1 (weighted by support)", "r2": "predictive R²", "mae": "mean absolute error",
@@ -149,10 +149,11 @@ def _summary(model, n_docs: int | None, data_name: str | None, X) -> Markup:
 
 
 def _topics(model, n_words: int) -> Markup:
-    """A table of the topics: id, share of the training tokens (with a bar), top words with their
-    probability in the topic."""
+    """A table of the topics: id (a background topic marked), share of the training tokens (with a
+    bar), top words with their probability in the topic."""
     shares = topic_shares(model)
     top = model.top_words(n_words)
+    background = background_mask(model)
     widest = max(float(shares.max()), 1e-12)
     rows = []
     for k, (share, pairs) in enumerate(zip(shares, top)):
@@ -161,7 +162,7 @@ def _topics(model, n_words: int) -> Markup:
         words = join(element("span", escape(word) + element("span", f"{weight:.3g}", cls="weight"), cls="word")
                      for word, weight in pairs) if pairs else element("span", "(empty: no training token)",
                                                                        cls="empty")
-        rows.append([str(k), bar, words])
+        rows.append([f"{k} (background)" if background[k] else str(k), bar, words])
     return (note(f"Each topic's {n_words} most probable words, each with its probability in the topic "
                  "p(word | topic), and the topic's share of the training tokens.")
             + table(["topic", "share of tokens", "top words (probability)"], rows))

@@ -24,6 +24,15 @@ def empty_topics(model) -> np.ndarray:
     return topic_shares(model) < EMPTY_SHARE
 
 
+def background_mask(model) -> np.ndarray:
+    """Whether each topic (K,) is a background topic: the last ``background_topics`` of each block
+    of ``n_components`` (several chains or one-vs-rest models lay their blocks side by side).
+    They carry no classifier weight, so they explain no class."""
+    n_all, k = len(topic_shares(model)), model.n_components
+    b = getattr(model, "background_topics", 0)
+    return np.arange(n_all) % k >= k - b if b else np.zeros(n_all, bool)
+
+
 def topic_words(model, n_words: int = 10, relevance: float = 1.0, vocabulary=None) -> list[list[str]]:
     """Each topic's ``n_words`` top words (``model.top_word_ids``), none for an empty topic: its
     "top words" are filler (``empty_topics``), shown nowhere."""
@@ -36,15 +45,17 @@ def topic_lines(model, n_words: int = 10, coherence: tuple[str, np.ndarray] | No
     """One line per topic: its index, its share of the training tokens, its coherence if given
     as (measure, values), and its ``n_words`` top words (``model.top_word_ids``: the most
     probable, or by ``relevance``); topics in ``order`` (ids), else by id. An empty topic says
-    "(empty)" instead of its filler words."""
+    "(empty)" instead of its filler words, a background topic says so (``background_mask``)."""
     width = len(str(model.n_components - 1))
     words = topic_words(model, n_words, relevance)
     shares = topic_shares(model)
+    background = background_mask(model)
     lines = []
     for k in range(len(words)) if order is None else order:
         score = f", {coherence[0]} {coherence[1][k]:+.3f}" if coherence is not None else ""
+        kind = ", background" if background[k] else ""
         shown = " ".join(words[k]) or "(empty)"
-        lines.append(f"topic {k:>{width}} ({shares[k]:5.1%}{score}): {shown}")
+        lines.append(f"topic {k:>{width}} ({shares[k]:5.1%}{kind}{score}): {shown}")
     return lines
 
 
@@ -72,10 +83,11 @@ def coherence_json(measure: str, values: np.ndarray) -> dict:
 
 def class_topic_weights(model, n_topics: int = 3) -> dict:
     """For each class (a regressor: "high" and "low"), the ``n_topics`` topics whose weight favours
-    it most, as (topic, eta weight) pairs: no empty topic (its words are filler), and for a
-    regressor only topics that move the response that way (high: eta > 0, low: eta < 0)."""
+    it most, as (topic, eta weight) pairs: no empty or background topic (filler words, no
+    weight), and for a regressor only topics that move the response that way (high: eta > 0,
+    low: eta < 0)."""
     eta = model.eta_
-    skip = empty_topics(model)
+    skip = empty_topics(model) | background_mask(model)
     regression = not hasattr(model, "classes_")
     out = {}
     for label, topics in model.class_topics(eta.shape[1]).items():
@@ -113,6 +125,7 @@ def topics_json(model, n_words: int = 10, n_class_topics: int = 3, relevance: fl
     out = {"topics": topic_words(model, n_words, relevance), "topic_shares": topic_shares(model).tolist(),
            "relevance": relevance}
     if hasattr(model, "eta_samples_"):
+        out["background_topics"] = np.flatnonzero(background_mask(model)).tolist()
         out["class_topics"] = {str(c): t for c, t in model.class_topics(n_class_topics).items()}
         out["eta"] = model.eta_.tolist()
     return out
