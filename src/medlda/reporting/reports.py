@@ -28,7 +28,7 @@ def background_mask(model) -> np.ndarray:
     """Whether each topic (K,) is a background topic: the last ``background_topics`` of each block
     of ``n_components`` (several chains or one-vs-rest models lay their blocks side by side).
     They carry no classifier weight, so they explain no class."""
-    n_all, k = len(topic_shares(model)), model.n_components
+    n_all, k = model.topic_word_counts_.shape[0], model.n_components
     b = getattr(model, "background_topics", 0)
     return np.arange(n_all) % k >= k - b if b else np.zeros(n_all, bool)
 
