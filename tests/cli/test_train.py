@@ -311,6 +311,21 @@ def test_cli_regression_ldac_reports_r2(tmp_path, capsys):
     assert code == 2 and "does not fit a regression task" in err
     code, out, err = run(capsys, "train", "--train", tmp_path / "train.dat", "--positive-cost", "2", *CLI_FAST)
     assert code == 2 and "--positive-cost is for classification" in err
+    code, out, err = run(capsys, "train", "--train", tmp_path / "train.dat", "--test", tmp_path / "test.dat",
+                          "--chains", "2", "--combine", "ridge", *CLI_FAST)
+    assert code == 0, err
+    assert json.loads(out)["r2"] > 0.6 and len(json.loads(out)["eta"][0]) == 12  # one weight per chain's topic
+    code, out, err = run(capsys, "train", "--train", tmp_path / "train.dat", "--chains", "2", "--combine",
+                          "average,ridge", *CLI_FAST)
+    assert code == 0, err
+    assert [run["setting"]["combine"] for run in json.loads(out)["runs"]] == ["average", "ridge"]
+
+
+def test_cli_refuses_ridge_weights_for_classes(tmp_path, capsys):
+    corpus, _ = make_supervised_corpus(200, 4, words_per_topic=10, n_classes=2, random_state=2)
+    code, out, err = run(capsys, "train", "--train", write_bow(corpus, tmp_path / "tr.txt"), "--combine", "ridge",
+                          *CLI_FAST)
+    assert code == 2 and "--combine ridge is for regression; this is a classification task" in err
 
 
 def test_cli_multiclass_logistic_ovr(tmp_path, capsys):

@@ -62,3 +62,27 @@ def test_model_files_keep_the_scale_and_c(data, tmp_path):
     loaded = load_model(tmp_path / "m.npz")
     assert loaded.y_scale_ == model.y_scale_ and loaded.c_ == model.c_ and loaded.c == "auto"
     np.testing.assert_array_equal(loaded.eta_samples_, model.eta_samples_)
+
+
+@pytest.mark.parametrize("n_chains", [1, 2])
+def test_combine_ridge_predicts_by_ridge_regression_on_the_inferred_topics(regression_corpus, n_chains, tmp_path):
+    """The same chains as combine='average'; only the weights differ: those of scikit-learn's
+    RidgeCV fitted to the training documents' topics inferred as new ones, intercept included."""
+    from sklearn.linear_model import RidgeCV
+
+    from medlda.models.regressor import RIDGE_PENALTIES
+
+    corpus, truth = regression_corpus
+    train, test = corpus.subset(np.arange(200)), corpus.subset(np.arange(200, 300))
+    y = 2.0 + truth.y[:200]
+    ridge = MedLDARegressor(5, n_chains=n_chains, combine="ridge", **QUICK).fit(train, y)
+    average = MedLDARegressor(5, n_chains=n_chains, **QUICK).fit(train, y)
+    assert np.array_equal(ridge.topic_word_counts_, average.topic_word_counts_)
+    chains = ridge.chains_ if n_chains > 1 else [ridge]
+    features = [np.hstack([c.transform(part) for c in chains]) for part in (train, test)]
+    reference = RidgeCV(alphas=RIDGE_PENALTIES).fit(features[0], y)
+    np.testing.assert_allclose(ridge.predict(test), reference.predict(features[1]), rtol=0, atol=1e-9)
+    assert ridge.fit_stats_["ridge_penalty"] == reference.alpha_
+    assert not np.allclose(ridge.predict(test), average.predict(test))
+    ridge.save(tmp_path / "r.npz")
+    np.testing.assert_allclose(load_model(tmp_path / "r.npz").predict(test), ridge.predict(test), rtol=0, atol=1e-12)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 # parameters of which ``medlda train`` takes several values, comma-separated, and compares them on a
 # validation part of the training data (``medlda.cli.select``), as it does several --topics
-COMPARED = ("c", "loss", "epsilon", "sigma2", "alpha_sum", "background_topics")
+COMPARED = ("c", "loss", "epsilon", "sigma2", "alpha_sum", "background_topics", "combine")
 
 
 def number(text: str, kind: type, what: str):

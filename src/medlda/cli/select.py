@@ -1,5 +1,5 @@
 """Choosing settings on a validation part: several values of --topics, --c, --loss, --epsilon,
---sigma2, --alpha-sum or --background-topics.
+--sigma2, --alpha-sum, --background-topics or --combine.
 
 Every combination is trained on the training data less a validation part (``VALIDATION`` of it,
 seeded by --seed, stratified by class) and measured there by the task's measure (``SELECT_BY``;

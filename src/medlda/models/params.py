@@ -189,10 +189,10 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "run (no convergence test stops them early).", "--iters", "training iterations",
           "N", aliases=("--max-iter",), former="n_iter"),
     Param("sampler", "auto", Options(lambda: ("auto", *REGISTRY)), "str",
-          "'gibbs' is the exact collapsed sampler, O(K) per token (LDA: sparse in topics): the reference. 'light' is LightMedLDA: "
-          "Metropolis-Hastings with doc, word and exp proposals from alias tables, O(1) per token. "
-          "'blocked' (LDA only) redraws all tokens of one word in one document jointly (docs/mathematics.md §8). 'auto' "
-          "takes gibbs or light, whichever was measured faster for K topics with or without tasks (gibbs up "
+          "'gibbs' is the exact collapsed sampler, O(K) per token (LDA: sparse in topics): the reference. 'light' "
+          "is LightMedLDA: Metropolis-Hastings with doc, word and exp proposals from alias tables, O(1) per token. "
+          "'blocked' (LDA only) redraws all tokens of one word in one document jointly (docs/mathematics.md §8). "
+          "'auto' takes gibbs or light, whichever was measured faster for K topics with or without tasks (gibbs up "
           "to 1000 topics for LDA, 20 supervised: medlda.samplers.choice); the fitted sampler_ says which.",
           "--sampler", "auto (the default: gibbs or light, whichever is faster for K: gibbs up to 1000 topics for "
           "LDA, 20 supervised), gibbs (exact), light (LightMedLDA) or blocked (blocked Gibbs, plain LDA only)"),
@@ -290,11 +290,17 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "parallel instead (at most C at a time): on threads with the light sampler, else in processes.",
           "--n-jobs", "cores: light sampler threads, or one-vs-rest's parallel models (-1 all cores)"),
     Param("n_chains", 1, _INT1, "int",
-          "Independent chains, from seeds spawned from random_state, whose predictions are averaged (posterior "
-          "predictive over chains): more accurate than one chain, n_chains times the training. Their topics are "
-          "stacked (n_chains * n_components; ``chains_``); they run n_jobs at a time (on threads with the light "
-          "sampler, else in processes; with backend='ray', one Ray task each). Multi-task strategy.", "--chains",
-          "independent chains whose predictions are averaged", "N"),
+          "Independent chains from seeds spawned from random_state, their predictions averaged (posterior predictive "
+          "over chains; a regressor: as ``combine`` says): more accurate than one chain, n_chains times the training. "
+          "Their topics are stacked (n_chains * n_components; ``chains_``); they run n_jobs at a time (on threads "
+          "with the light sampler, else in processes; backend='ray': a Ray task each). Multi-task strategy.",
+          "--chains", "independent chains whose predictions are averaged", "N"),
+    Param("combine", "average", Options(("average", "ridge")), "str",
+          "How prediction weighs the topics. 'average': by the chain's eta (several chains: their predictions "
+          "averaged). 'ridge': by one linear model of all chains' topics, ridge regression of the training responses "
+          "on the training documents' topics inferred as new ones (what test documents get), its penalty chosen "
+          "by leave-one-out; better from about 8 chains (docs/benchmarks.md, 'Hotel reviews regression').",
+          "--combine", "regression: weigh the topics by the chains' eta (average) or by ridge regression (ridge)"),
     Param("n_eta_avg", 5, _INT1, "int",
           "Predict with the average of the eta samples of the last n_eta_avg iterations."),
     Param("inference", "cvb0", Options(lambda: INFERENCE_METHODS), "str",
@@ -336,12 +342,11 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "ends with the same model as an uninterrupted one.", "--resume",
           "go on from --checkpoint if it exists (same data and settings)"),
     Param("backend", "local", Options(("local", "ray")), "str",
-          "Where training runs: this process, or data-parallel on a Ray cluster (``pip install "
-          "medlda[ray]``): n_workers actors hold document shards; exact for light_variant='partial' given "
-          "phi, approximate (stale counts within an iteration) for the collapsed samplers.", "--backend",
+          "Where training runs: this process, or data-parallel on a Ray cluster (``pip install medlda[ray]``): "
+          "n_workers actors hold document shards; exact for light_variant='partial' given phi, approximate (stale "
+          "counts within an iteration) for the collapsed samplers.", "--backend",
           "train in this process, or data-parallel on a Ray cluster (medlda[ray])"),
-    Param("n_workers", 2, _INT1, "int", "Ray actors (document shards) when backend='ray'.", "--workers",
-          "Ray workers, one document shard each"),
+    Param("n_workers", 2, _INT1, "int", "Ray actors (document shards) when backend='ray'.", "--workers", "Ray workers"),
     Param("ray_address", None, Custom(lambda v: v is None or isinstance(v, str), "None or an address"),
           "str or None", "Address of a running Ray cluster; None uses this process's Ray, else starts one on this "
           "machine.", "--address", "Ray cluster address (default: a Ray instance of its own on this machine)"),
@@ -350,10 +355,9 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
 # the regressor's own defaults and choices for names it shares with the classifier
 REGRESSOR_PARAMS: dict[str, Param] = {
     "c": Param("c", "auto", Number(0, open=True, auto=True, high=HUGE), "float or 'auto'",
-               "Regularization constant weighing the responses against the words, on responses scaled to "
-               "unit variance (1 / noise variance for the squared loss). 'auto' is 0.32 times the training "
-               "documents' mean length (picked on a hotel reviews validation split). The value used is "
-               "``c_``.", "--c"),
+               "Regularization constant weighing the responses against the words, on responses scaled to unit "
+               "variance (1 / noise variance for the squared loss). 'auto' is 0.32 times the training documents' "
+               "mean length (picked on a hotel reviews validation split). The value used is ``c_``.", "--c"),
     "loss": Param("loss", "epsilon", Options(_losses("regression")), "str",
                   "Regression loss: 'epsilon' is MedLDA regression (epsilon-insensitive, two inverse-Gaussian "
                   "augmentations); 'squared' is sLDA's Gaussian response.", "--loss",

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import RegressorMixin, TransformerMixin
+from sklearn.linear_model import RidgeCV
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from medlda.data.counts import count_matrix_shape
@@ -23,6 +24,8 @@ from medlda.models.chains import ChainAverage
 from medlda.models.inputs import check_sample_weight, fit_corpus, poor_score_tags
 from medlda.models.params import INFERENCE, PRIOR, REGRESSOR_PARAMS, RUN, SAMPLING, declared
 from medlda.models.supervision import supervision_for
+
+RIDGE_PENALTIES = np.logspace(-6, 4, 21)  # searched by leave-one-out for combine="ridge" (zbar lies in [0, 1])
 
 
 class MedLDARegressor(RegressorMixin, TransformerMixin, ChainAverage, TopicModel):
@@ -36,10 +39,11 @@ class MedLDARegressor(RegressorMixin, TransformerMixin, ChainAverage, TopicModel
     Attributes
     ----------
     eta_ : ndarray of shape (1, n_components)
-        Response weights in the response's units, the average of the kept eta samples: a
-        document's prediction is eta_ . zbar + y_mean_.
+        Response weights in the response's units, the average of the kept eta samples (with
+        ``combine="ridge"``, the ridge regression's weights): a document's prediction is
+        eta_ . zbar + y_mean_.
     eta_samples_ : ndarray of shape (n_eta_avg, 1, n_components)
-        The kept eta samples of the last iterations.
+        The kept eta samples of the last iterations (``combine="ridge"``: one, the ridge weights).
     y_mean_, y_scale_ : float
         Mean and standard deviation of the training responses (a constant response: scale 1).
     c_ : float
@@ -47,7 +51,8 @@ class MedLDARegressor(RegressorMixin, TransformerMixin, ChainAverage, TopicModel
     train_score_ : float
         R^2 on the training documents at the last iteration (several chains: their mean).
     chains_ : list of MedLDARegressor
-        With ``n_chains`` > 1: the chains, whose topics are stacked and whose predictions average.
+        With ``n_chains`` > 1: the chains, whose topics are stacked and whose predictions average
+        (``combine="ridge"``: whose topics ``eta_`` weighs, not their own eta).
     topic_word_counts_, topic_word_, components_, alpha_, n_features_in_, vocabulary_, \
 vectorizer_, sampler_, n_mh_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
         As in ``LDA``.
@@ -68,7 +73,8 @@ vectorizer_, sampler_, n_mh_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_s
     """
 
     parameters = declared((*PRIOR, "c", "epsilon", "sigma2", "background_topics", "loss", *SAMPLING, "n_gibbs",
-                           "eta_draw", "n_jobs", "n_chains", "n_eta_avg", *INFERENCE, *RUN), REGRESSOR_PARAMS)
+                           "eta_draw", "n_jobs", "n_chains", "combine", "n_eta_avg", *INFERENCE, *RUN),
+                          REGRESSOR_PARAMS)
 
     def __sklearn_tags__(self):
         return poor_score_tags(super().__sklearn_tags__())
@@ -124,15 +130,19 @@ vectorizer_, sampler_, n_mh_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_s
         if self.n_chains > 1:
             self._fit_chains(corpus, y, weight)
             self.train_score_ = float(np.mean([m.train_score_ for m in self.chains_]))
-            return self
-        loss = self._make_loss()
-        loss.doc_weight = weight
-        targets = loss.encode((y - self.y_mean_) / self.y_scale_)
-        supervision = supervision_for(self, loss, targets, lambda omega: r2(targets[:, 0], omega[:, 0]))
-        rng = np.random.default_rng(self.random_state)
-        _, result = self._fit_topics(corpus, supervision, rng, n_eta_keep=min(self.n_eta_avg, self.max_iter))
-        self.eta_samples_ = result.eta_samples * self.y_scale_  # in the response's units
-        self.train_score_ = result.trace[-1]["train_accuracy"]
+        else:
+            loss = self._make_loss()
+            loss.doc_weight = weight
+            targets = loss.encode((y - self.y_mean_) / self.y_scale_)
+            supervision = supervision_for(self, loss, targets, lambda omega: r2(targets[:, 0], omega[:, 0]))
+            rng = np.random.default_rng(self.random_state)
+            _, result = self._fit_topics(corpus, supervision, rng, n_eta_keep=min(self.n_eta_avg, self.max_iter))
+            self.eta_samples_ = result.eta_samples * self.y_scale_  # in the response's units
+            self.train_score_ = result.trace[-1]["train_accuracy"]
+        if self.combine == "ridge":
+            eta, self.fit_stats_["ridge_penalty"] = ridge_weights(self._zbar(corpus), y, weight, self.y_mean_,
+                                                                  self.n_chains)
+            self.eta_samples_ = eta[None, None, :]
         return self
 
     @property
@@ -287,6 +297,16 @@ vectorizer_, sampler_, n_mh_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_s
         """
         order = np.argsort(-self.eta_[0], kind="stable")
         return {"high": order[:n].tolist(), "low": order[::-1][:n].tolist()}
+
+
+def ridge_weights(zbar: np.ndarray, y: np.ndarray, weight: np.ndarray | None, y_mean: float,
+                  n_chains: int) -> tuple[np.ndarray, float]:
+    """(eta (S*K,), penalty): ridge regression of the responses on the documents' inferred topic
+    features ``zbar`` (D, S*K), its penalty chosen by leave-one-out (RidgeCV's generalized
+    cross-validation). The intercept moves into eta, spread over the S chains' blocks (each block
+    of a row of zbar sums to 1), so a prediction stays zbar . eta + y_mean."""
+    ridge = RidgeCV(alphas=RIDGE_PENALTIES).fit(zbar, y, sample_weight=weight)
+    return ridge.coef_ + (ridge.intercept_ - y_mean) / n_chains, float(ridge.alpha_)
 
 
 def response_scale(y: np.ndarray) -> tuple[float, float]:
