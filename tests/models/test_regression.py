@@ -86,3 +86,10 @@ def test_combine_ridge_predicts_by_ridge_regression_on_the_inferred_topics(regre
     assert not np.allclose(ridge.predict(test), average.predict(test))
     ridge.save(tmp_path / "r.npz")
     np.testing.assert_allclose(load_model(tmp_path / "r.npz").predict(test), ridge.predict(test), rtol=0, atol=1e-12)
+
+
+def test_combine_ridge_refuses_background_topics(data):
+    """Ridge regression weighs every topic: none could keep the zero weight of a background topic."""
+    corpus, y = data
+    with pytest.raises(ValueError, match="set background_topics=0"):
+        MedLDARegressor(5, combine="ridge", background_topics=1, **QUICK).fit(corpus, y)

@@ -109,6 +109,9 @@ vectorizer_, sampler_, n_mh_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_s
         array([[ 1.72, -0.94, -0.04, -1.34,  0.46]])
         """
         self._validate()
+        if self.combine == "ridge" and self.background_topics:
+            raise ValueError("combine='ridge' weighs every topic, so no topic can stay a background topic: "
+                             "set background_topics=0")
         if y is None:
             raise ValueError("MedLDARegressor requires y to be passed, but the target y is None (one response "
                              "per document)")
