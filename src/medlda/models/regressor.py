@@ -40,8 +40,8 @@ class MedLDARegressor(RegressorMixin, TransformerMixin, ChainAverage, TopicModel
     ----------
     eta_ : ndarray of shape (1, n_components)
         Response weights in the response's units, the average of the kept eta samples (with
-        ``combine="ridge"``, the ridge regression's weights): a document's prediction is
-        eta_ . zbar + y_mean_.
+        ``combine="ridge"``, the ridge regression's weights; its penalty is
+        ``fit_stats_["ridge_penalty"]``): a document's prediction is eta_ . zbar + y_mean_.
     eta_samples_ : ndarray of shape (n_eta_avg, 1, n_components)
         The kept eta samples of the last iterations (``combine="ridge"``: one, the ridge weights).
     y_mean_, y_scale_ : float
