@@ -314,7 +314,9 @@ def test_cli_regression_ldac_reports_r2(tmp_path, capsys):
     code, out, err = run(capsys, "train", "--train", tmp_path / "train.dat", "--test", tmp_path / "test.dat",
                           "--chains", "2", "--combine", "ridge", *CLI_FAST)
     assert code == 0, err
-    assert json.loads(out)["r2"] > 0.6 and len(json.loads(out)["eta"][0]) == 12  # one weight per chain's topic
+    result = json.loads(out)
+    assert result["r2"] > 0.6 and len(result["eta"][0]) == 12  # one weight per chain's topic
+    assert result["ridge_penalty"] > 0
     code, out, err = run(capsys, "train", "--train", tmp_path / "train.dat", "--chains", "2", "--combine",
                           "average,ridge", *CLI_FAST)
     assert code == 0, err

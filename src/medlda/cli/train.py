@@ -200,8 +200,9 @@ def _train_summary(model, train: Corpus, args) -> dict:
     for key in ("loss", "strategy"):
         if key in model.get_params():
             result[key] = model.get_params()[key]
-    if "wall_seconds" in stats:
-        result["wall_seconds"] = stats["wall_seconds"]
+    for key in ("wall_seconds", "ridge_penalty"):
+        if key in stats:
+            result[key] = stats[key]
     return result
 
 
