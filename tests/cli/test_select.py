@@ -58,7 +58,6 @@ def test_the_comparison_says_what_it_compares(capsys, bow_files):
 @pytest.mark.parametrize("argv, message", [
     (["--epsilon", "0.1,0.2"], "--epsilon does not apply to a classification task"),
     (["--loss", "hinge,squared"], "--loss squared does not fit a classification task"),
-    (["--combine", "average,ridge"], "--combine does not apply to a classification task"),
 ])
 def test_settings_that_do_not_fit_the_task_are_refused(capsys, bow_files, argv, message):
     train, _ = bow_files

@@ -323,13 +323,6 @@ def test_cli_regression_ldac_reports_r2(tmp_path, capsys):
     assert [run["setting"]["combine"] for run in json.loads(out)["runs"]] == ["average", "ridge"]
 
 
-def test_cli_refuses_ridge_weights_for_classes(tmp_path, capsys):
-    corpus, _ = make_supervised_corpus(200, 4, words_per_topic=10, n_classes=2, random_state=2)
-    code, out, err = run(capsys, "train", "--train", write_bow(corpus, tmp_path / "tr.txt"), "--combine", "ridge",
-                          *CLI_FAST)
-    assert code == 2 and "--combine ridge is for regression; this is a classification task" in err
-
-
 def test_cli_multiclass_logistic_ovr(tmp_path, capsys):
     corpus, _ = make_supervised_corpus(600, 6, words_per_topic=20, n_classes=3, random_state=2)
     train = write_bow(corpus.subset(np.arange(450)), tmp_path / "tr.txt")

@@ -117,3 +117,36 @@ def test_unsupported_settings_are_refused(multiclass, setting, named):
     train, y, _ = multiclass
     with pytest.raises(ValueError, match=named):
         MedLDAClassifier(4, n_chains=2, **FAST, **setting).fit(train, y)
+
+
+@pytest.mark.parametrize("n_classes, n_chains", [(2, 1), (3, 2)])
+def test_combine_ridge_classifies_by_ridge_regression_on_the_inferred_topics(multiclass, n_classes, n_chains,
+                                                                            tmp_path):
+    """The decision is scikit-learn's RidgeClassifierCV fitted to the training documents' topics
+    inferred as new ones (every chain's side by side), intercept included; files keep it."""
+    from sklearn.linear_model import RidgeClassifierCV
+
+    from medlda.models.chains import RIDGE_PENALTIES
+
+    train, y, test = multiclass
+    keep = np.isin(y, ["a", "b", "c"][:n_classes])
+    train = train.subset(np.flatnonzero(keep))
+    model = MedLDAClassifier(4, c=1.0, margin=1.0, n_chains=n_chains, combine="ridge", **FAST).fit(train, y[keep])
+    chains = model.chains_ if n_chains > 1 else [model]
+    features = [np.hstack([c.transform(part) for c in chains]) for part in (train, test)]
+    reference = RidgeClassifierCV(alphas=RIDGE_PENALTIES).fit(features[0], y[keep])
+    np.testing.assert_allclose(model.decision_function(test), reference.decision_function(features[1]), rtol=0,
+                               atol=1e-9)
+    assert np.array_equal(model.predict(test), reference.predict(features[1]))
+    assert model.fit_stats_["ridge_penalty"] == reference.alpha_
+    model.save(tmp_path / "m.npz")
+    np.testing.assert_allclose(load_model(tmp_path / "m.npz").decision_function(test), model.decision_function(test),
+                               rtol=0, atol=1e-12)
+
+
+def test_combine_ridge_needs_one_set_of_topics_and_no_background_topics(multiclass):
+    train, y, _ = multiclass
+    with pytest.raises(ValueError, match="it needs strategy='multitask'"):
+        MedLDAClassifier(4, strategy="ovr", combine="ridge", **FAST).fit(train, y)
+    with pytest.raises(ValueError, match="set background_topics=0"):
+        MedLDAClassifier(4, background_topics=1, combine="ridge", **FAST).fit(train, y)

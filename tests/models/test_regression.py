@@ -70,7 +70,7 @@ def test_combine_ridge_predicts_by_ridge_regression_on_the_inferred_topics(regre
     RidgeCV fitted to the training documents' topics inferred as new ones, intercept included."""
     from sklearn.linear_model import RidgeCV
 
-    from medlda.models.regressor import RIDGE_PENALTIES
+    from medlda.models.chains import RIDGE_PENALTIES
 
     corpus, truth = regression_corpus
     train, test = corpus.subset(np.arange(200)), corpus.subset(np.arange(200, 300))

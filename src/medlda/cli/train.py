@@ -151,8 +151,6 @@ def _fit_supervised(args, train: Corpus, test: Corpus | None, common: dict, sett
             raise CLIError("--positive-cost is for classification; this is a regression task")
         if args.class_weight is not None:
             raise CLIError("--class-weight is for classification; this is a regression task")
-    elif "ridge" in args.combine:
-        raise CLIError(f"--combine ridge is for regression; this is a {task} task")
     model = estimator(setting["n_components"], **estimator_arguments(args, estimator, setting), **common)
     names = None
     if task == "multilabel":

@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
+from sklearn.linear_model import RidgeCV
 from threadpoolctl import threadpool_limits
 
 from medlda.engine.ray import map_on_ray
@@ -27,6 +28,7 @@ from medlda.samplers import resolve_sampler, sampler_class
 
 # what a chain does not inherit from its parent: it is one chain and keeps no checkpoints
 CHAIN_RUN = {"n_chains": 1, "verbose": 0, "checkpoint_every": 0, "checkpoint_path": None, "resume": False}
+RIDGE_PENALTIES = np.logspace(-6, 4, 21)  # searched by leave-one-out for combine="ridge" (zbar lies in [0, 1])
 
 
 def spawn_seeds(random_state, n: int) -> list[int]:
@@ -35,10 +37,18 @@ def spawn_seeds(random_state, n: int) -> list[int]:
 
 
 def check_chains(model) -> None:
-    """Refuse settings that several chains do not support, naming the parameter."""
+    """Refuse settings that several chains, or their weighing by ridge regression
+    (``combine="ridge"``), do not support, naming the parameter."""
+    ovr = getattr(model, "strategy", "multitask") == "ovr"
+    if getattr(model, "combine", "average") == "ridge":
+        if model.background_topics:
+            raise ValueError("combine='ridge' weighs every topic, so no topic can stay a background topic: "
+                             "set background_topics=0")
+        if ovr:
+            raise ValueError("combine='ridge' weighs one set of topics for every class: it needs strategy='multitask'")
     if getattr(model, "n_chains", 1) == 1:
         return
-    if getattr(model, "strategy", "multitask") == "ovr":
+    if ovr:
         raise ValueError("n_chains > 1 needs strategy='multitask' (one-vs-rest already fits a model per class)")
     if model.checkpoint_every or model.resume:
         raise ValueError("n_chains > 1 keeps no checkpoints: set checkpoint_every=0 and resume=False")
@@ -167,6 +177,17 @@ class ChainAverage:
         remember_words(self, corpus, self._fit_input)
         self.log_joint_ = float(np.mean([m.log_joint_ for m in chains]))
         self.trace_ = []
+
+    def _weigh_by_ridge(self, corpus, targets: np.ndarray, weight: np.ndarray | None, offset: float = 0.0) -> None:
+        """``combine="ridge"``: eta (T, S*K) of ridge regression of ``targets`` ((D,) or (D, T)) on
+        the documents' topics inferred as new ones, every chain's side by side, its penalty chosen
+        by leave-one-out (RidgeCV's generalized cross-validation). The intercept less ``offset``
+        is spread over the S chains' blocks (each block of a row of zbar sums to 1), so the
+        decision stays zbar . eta (plus ``offset``)."""
+        ridge = RidgeCV(alphas=RIDGE_PENALTIES).fit(self._zbar(corpus), targets, sample_weight=weight)
+        intercept = np.atleast_1d(ridge.intercept_) - offset
+        self.eta_samples_ = (np.atleast_2d(ridge.coef_) + intercept[:, None] / self.n_chains)[None]
+        self.fit_stats_["ridge_penalty"] = float(ridge.alpha_)
 
     def _take_chains(self, chains: list) -> None:
         self.chains_ = chains

@@ -47,10 +47,11 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, ClassDecisions, ChainA
     multilabel_ : bool
         Whether y was a label-indicator matrix.
     eta_ : ndarray of shape (n_tasks, n_components)
-        Classifier weights, the average of the kept eta samples: one task for two classes, else
-        one per class (one-vs-rest: block-diagonal, (n_classes, n_classes * n_components)).
+        Classifier weights, the average of the kept eta samples (``combine="ridge"``: the ridge
+        regression's): one task for two classes, else one per class (one-vs-rest: block-diagonal,
+        (n_classes, n_classes * n_components)).
     eta_samples_ : ndarray of shape (n_eta_avg, n_tasks, n_components)
-        The kept eta samples of the last iterations.
+        The kept eta samples of the last iterations (``combine="ridge"``: one, the ridge weights).
     c_, margin_, positive_cost_ : float
         The regularization constant, margin and cost of a missed positive label (``"auto"`` resolved).
     proba_scale_ : float
@@ -60,11 +61,11 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, ClassDecisions, ChainA
     estimators_ : list of MedLDAClassifier
         With ``strategy="ovr"`` and more than two classes: the binary models.
     chains_ : list of MedLDAClassifier
-        With ``n_chains`` > 1: the chains, whose topics are stacked and whose discriminants average.
+        With ``n_chains`` > 1: the chains, whose topics are stacked and whose discriminants average
+        (``combine="ridge"``: whose topics ``eta_`` weighs, not their own eta).
     topic_word_counts_, topic_word_, components_, alpha_, n_features_in_, vocabulary_, \
 vectorizer_, sampler_, n_mh_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_skipped_
-        As in ``LDA`` (one-vs-rest: the binary models' topics stacked, n_classes * n_components
-        of them).
+        As in ``LDA`` (one-vs-rest: the binary models' topics stacked, n_classes * n_components).
 
     See Also
     --------
@@ -85,7 +86,7 @@ vectorizer_, sampler_, n_mh_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_s
     """
 
     parameters = declared((*PRIOR, "c", "margin", "sigma2", "background_topics", "positive_cost", "class_weight",
-                           "loss", "strategy", "n_jobs", "n_chains", *SAMPLING, *ETA, *INFERENCE, *RUN))
+                           "loss", "strategy", "n_jobs", "n_chains", "combine", *SAMPLING, *ETA, *INFERENCE, *RUN))
 
     def __sklearn_tags__(self):
         return poor_score_tags(super().__sklearn_tags__())
@@ -119,8 +120,7 @@ vectorizer_, sampler_, n_mh_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_s
         """
         self._validate()
         if y is None:
-            raise ValueError("MedLDAClassifier requires y to be passed, but the target y is None (one label per "
-                             "document)")
+            raise ValueError("MedLDAClassifier requires y to be passed, but the target y is None (labels per document)")
         n_docs, n_labels = count_matrix_shape(X)[0], _num_samples(y)
         if n_labels != n_docs:
             raise ValueError(f"X has {n_docs} documents but y has {n_labels} labels")
@@ -137,6 +137,8 @@ vectorizer_, sampler_, n_mh_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_s
             self.train_accuracy_ = float(np.mean([m.train_accuracy_ for m in self.chains_]))
         else:
             self._fit_tasks(corpus, indicator, np.random.default_rng(self.random_state), weight)
+        if self.combine == "ridge":  # each task's indicator as +1 / -1
+            self._weigh_by_ridge(corpus, 2.0 * indicator - 1.0, weight)
         self._fit_proba_scale(corpus, indicator)
         return self
 

@@ -297,10 +297,10 @@ PARAMS: dict[str, Param] = {p.name: p for p in [
           "--chains", "independent chains whose predictions are averaged", "N"),
     Param("combine", "average", Options(("average", "ridge")), "str",
           "How prediction weighs the topics. 'average': by the chain's eta (several chains: their predictions "
-          "averaged). 'ridge': by one ridge regression of the training responses on all chains' topics of the "
-          "training documents inferred as new ones (as test documents get theirs), penalty by leave-one-out; "
-          "better from about 8 chains (docs/benchmarks.md, 'Hotel reviews regression'); no background_topics.",
-          "--combine", "regression: weigh the topics by the chains' eta (average) or by ridge regression (ridge)"),
+          "averaged). 'ridge': by one ridge regression of the training responses (classes: +1 / -1 per task) on all "
+          "chains' topics of the training documents inferred as new ones, penalty by leave-one-out; better from "
+          "about 8 chains (docs/benchmarks.md, 'Hotel reviews regression'). Multi-task; no background_topics.",
+          "--combine", "weigh the topics by the chains' eta (average) or by one ridge regression (ridge)"),
     Param("n_eta_avg", 5, _INT1, "int",
           "Predict with the average of the eta samples of the last n_eta_avg iterations."),
     Param("inference", "cvb0", Options(lambda: INFERENCE_METHODS), "str",

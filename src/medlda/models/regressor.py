@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import RegressorMixin, TransformerMixin
-from sklearn.linear_model import RidgeCV
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from medlda.data.counts import count_matrix_shape
@@ -24,8 +23,6 @@ from medlda.models.chains import ChainAverage
 from medlda.models.inputs import check_sample_weight, fit_corpus, poor_score_tags
 from medlda.models.params import INFERENCE, PRIOR, REGRESSOR_PARAMS, RUN, SAMPLING, declared
 from medlda.models.supervision import supervision_for
-
-RIDGE_PENALTIES = np.logspace(-6, 4, 21)  # searched by leave-one-out for combine="ridge" (zbar lies in [0, 1])
 
 
 class MedLDARegressor(RegressorMixin, TransformerMixin, ChainAverage, TopicModel):
@@ -109,9 +106,6 @@ vectorizer_, sampler_, n_mh_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_s
         array([[ 1.72, -0.94, -0.04, -1.34,  0.46]])
         """
         self._validate()
-        if self.combine == "ridge" and self.background_topics:
-            raise ValueError("combine='ridge' weighs every topic, so no topic can stay a background topic: "
-                             "set background_topics=0")
         if y is None:
             raise ValueError("MedLDARegressor requires y to be passed, but the target y is None (one response "
                              "per document)")
@@ -143,9 +137,7 @@ vectorizer_, sampler_, n_mh_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_s
             self.eta_samples_ = result.eta_samples * self.y_scale_  # in the response's units
             self.train_score_ = result.trace[-1]["train_accuracy"]
         if self.combine == "ridge":
-            eta, self.fit_stats_["ridge_penalty"] = ridge_weights(self._zbar(corpus), y, weight, self.y_mean_,
-                                                                  self.n_chains)
-            self.eta_samples_ = eta[None, None, :]
+            self._weigh_by_ridge(corpus, y, weight, self.y_mean_)
         return self
 
     @property
@@ -300,16 +292,6 @@ vectorizer_, sampler_, n_mh_, n_iter_, trace_, log_joint_, fit_stats_, n_empty_s
         """
         order = np.argsort(-self.eta_[0], kind="stable")
         return {"high": order[:n].tolist(), "low": order[::-1][:n].tolist()}
-
-
-def ridge_weights(zbar: np.ndarray, y: np.ndarray, weight: np.ndarray | None, y_mean: float,
-                  n_chains: int) -> tuple[np.ndarray, float]:
-    """(eta (S*K,), penalty): ridge regression of the responses on the documents' inferred topic
-    features ``zbar`` (D, S*K), its penalty chosen by leave-one-out (RidgeCV's generalized
-    cross-validation). The intercept moves into eta, spread over the S chains' blocks (each block
-    of a row of zbar sums to 1), so a prediction stays zbar . eta + y_mean."""
-    ridge = RidgeCV(alphas=RIDGE_PENALTIES).fit(zbar, y, sample_weight=weight)
-    return ridge.coef_ + (ridge.intercept_ - y_mean) / n_chains, float(ridge.alpha_)
 
 
 def response_scale(y: np.ndarray) -> tuple[float, float]:
